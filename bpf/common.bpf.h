@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps and helpers shared by every iolens BPF program. Each probe family's
+ * object declares these maps; user space creates them once (with the first
+ * object it loads) and hands the same fds to the others (bpf_map__reuse_fd),
+ * so all families share one tracked-process set, one ring buffer and one set
+ * of counters.
+ */
+#ifndef IOLENS_COMMON_BPF_H
+#define IOLENS_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "iolens/abi.h"
+
+/* Tunables, set by user space between open and load. */
+/* Wake the consumer only once this many bytes are waiting: batching wake-ups
+ * keeps the per-event cost low; the consumer also polls on a short timer. */
+const volatile __u64 iolens_wakeup_bytes = 256 * 1024;
+
+/* Tracked processes: one bit per tgid, so the hot-path filter is an inlined
+ * array lookup and a mask rather than a hash lookup. Sized by user space from
+ * /proc/sys/kernel/pid_max; mmap-able so user space can set bits atomically
+ * without racing the kernel's own updates to the same word. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 65536); /* 4M pids; resized at load */
+} iolens_tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 32 * 1024 * 1024); /* resized at load */
+} iolens_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, IOLENS_CNT_COUNT);
+} iolens_counters SEC(".maps");
+
+static __always_inline void iolens_count(__u32 counter)
+{
+	__u64 *v = bpf_map_lookup_elem(&iolens_counters, &counter);
+	if (v)
+		*v += 1; /* per-CPU: no atomics needed */
+}
+
+static __always_inline bool iolens_is_tracked(__u32 tgid)
+{
+	__u32 word = tgid >> 6;
+	__u64 *bits = bpf_map_lookup_elem(&iolens_tracked, &word);
+	return bits && (*bits & (1ULL << (tgid & 63)));
+}
+
+static __always_inline void iolens_set_tracked(__u32 tgid, bool on)
+{
+	__u32 word = tgid >> 6;
+	__u64 *bits = bpf_map_lookup_elem(&iolens_tracked, &word);
+	if (!bits) {
+		if (on)
+			iolens_count(IOLENS_CNT_PID_RANGE);
+		return;
+	}
+	if (on)
+		__sync_fetch_and_or(bits, 1ULL << (tgid & 63));
+	else
+		__sync_fetch_and_and(bits, ~(1ULL << (tgid & 63)));
+}
+
+static __always_inline __u64 iolens_wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA) >= iolens_wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
+
+/* Reserve a fixed-size record; counts the loss when the ring is full. */
+static __always_inline void *iolens_reserve(__u64 size)
+{
+	void *rec = bpf_ringbuf_reserve(&iolens_events, size, 0);
+	if (!rec)
+		iolens_count(IOLENS_CNT_RB_FULL);
+	return rec;
+}
+
+static __always_inline void iolens_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, iolens_wakeup_flag());
+	iolens_count(IOLENS_CNT_RECORDS);
+}
+
+/* Copy a variable-length record (built in scratch memory) into the ring. */
+static __always_inline void iolens_output(void *rec, __u64 size)
+{
+	if (bpf_ringbuf_output(&iolens_events, rec, size, iolens_wakeup_flag()) == 0)
+		iolens_count(IOLENS_CNT_RECORDS);
+	else
+		iolens_count(IOLENS_CNT_RB_FULL);
+}
+
+#endif /* IOLENS_COMMON_BPF_H */

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Syscall probe family: every file syscall of a tracked process, timed from
+ * entry to exit, classified (enum iolens_op), tied to the file it touched, and
+ * emitted as one struct iolens_syscall_rec.
+ *
+ * One attach point for all syscalls (sys_enter/sys_exit), switching on the
+ * syscall id: cheaper than one classic tracepoint per syscall. Both a tp_btf and
+ * a raw_tp variant are compiled; user space autoloads the best one the kernel
+ * accepts. Per-thread in-flight state lives in task storage.
+ */
+#include "common.bpf.h"
+#include "file.bpf.h"
+#include "syscall_nr.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define MAP_ANONYMOUS_FLAG 0x20
+#define MAX_IOVECS 16
+
+/* What a thread's current syscall needs at exit, saved at entry. */
+struct inflight {
+	__u64 start_ns;
+	__u64 args[6];
+	__u16 nr;
+	__u8 op;
+	__u8 active;
+	__u32 close_dev; /* close: the file is gone by exit, so identify it at entry */
+	__u64 close_ino;
+	__u32 close_mode;
+	__u8 close_has_file;
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct inflight);
+} inflight_calls SEC(".maps");
+
+static __always_inline int classify(long nr)
+{
+	switch (nr) {
+	case NR_read: case NR_pread64: case NR_readv: case NR_preadv: case NR_preadv2:
+		return IOLENS_OP_READ;
+	case NR_write: case NR_pwrite64: case NR_writev: case NR_pwritev: case NR_pwritev2:
+		return IOLENS_OP_WRITE;
+	case NR_open: case NR_openat: case NR_openat2: case NR_creat:
+		return IOLENS_OP_OPEN;
+	case NR_close:
+		return IOLENS_OP_CLOSE;
+	case NR_stat: case NR_lstat: case NR_fstat: case NR_newfstatat: case NR_statx:
+	case NR_access: case NR_faccessat: case NR_faccessat2:
+		return IOLENS_OP_STAT;
+	case NR_lseek:
+		return IOLENS_OP_SEEK;
+	case NR_mmap:
+		return IOLENS_OP_MMAP;
+	case NR_getdents64:
+		return IOLENS_OP_READDIR;
+	case NR_fsync: case NR_fdatasync: case NR_sync_file_range:
+		return IOLENS_OP_SYNC;
+	}
+	return -1;
+}
+
+static __always_inline void read_args(struct pt_regs *regs, __u64 *args)
+{
+	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	args[5] = IOLENS_SYSCALL_ARG6(regs);
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct iolens_file_info info;
+	struct inflight *st;
+	int op;
+
+	if (!iolens_is_tracked(tgid))
+		return 0;
+	op = classify(nr);
+	if (op < 0)
+		return 0;
+	st = bpf_task_storage_get(&inflight_calls, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		iolens_count(IOLENS_CNT_STATE_FAIL);
+		return 0;
+	}
+	read_args(regs, st->args);
+	st->nr = nr;
+	st->op = op;
+	st->close_has_file = 0;
+	if (op == IOLENS_OP_CLOSE && iolens_file_info(iolens_fd_file((int)st->args[0]), &info)) {
+		st->close_has_file = 1;
+		st->close_dev = info.dev;
+		st->close_ino = info.ino;
+		st->close_mode = info.mode;
+	}
+	st->active = 1;
+	st->start_ns = bpf_ktime_get_ns(); /* last: time the call, not our bookkeeping */
+	return 0;
+}
+
+/* Total bytes described by an iovec array in user memory (first MAX_IOVECS). */
+static __always_inline __u64 iov_total(__u64 uptr, __u64 count, __u8 *flags)
+{
+	__u64 total = 0;
+
+	if (count > MAX_IOVECS) {
+		*flags |= IOLENS_SC_IOV_TRUNC;
+		count = MAX_IOVECS;
+	}
+	for (int i = 0; i < MAX_IOVECS; i++) {
+		struct iovec iov;
+
+		if (i >= count)
+			break;
+		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uptr + i * sizeof(iov))))
+			break;
+		total += iov.iov_len;
+	}
+	return total;
+}
+
+static __always_inline void emit_file_record(struct file *file, __u32 tgid, struct iolens_file_info *info,
+					     __u64 now)
+{
+	__u32 zero = 0;
+	struct iolens_file_scratch *s = bpf_map_lookup_elem(&iolens_file_scratch_map, &zero);
+	__u64 size;
+
+	if (!s)
+		return;
+	s->rec.hdr.type = IOLENS_REC_FILE;
+	s->rec.flags = 0;
+	s->rec.pid = tgid;
+	s->rec.dev = info->dev;
+	s->rec.ino = info->ino;
+	s->rec.mode = info->mode;
+	s->rec.size = info->size;
+	s->rec.ts_ns = now;
+	iolens_file_path(file, &s->rec);
+	size = offsetof(struct iolens_file_rec, path) + (s->rec.path_len & (IOLENS_PATH_BYTES - 1));
+	s->rec.hdr.size = size;
+	if (size > sizeof(s->rec))
+		return;
+	iolens_output(&s->rec, size);
+}
+
+static __always_inline int on_sys_exit(long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct iolens_file_info info = {};
+	struct iolens_syscall_rec *rec;
+	struct file *file = NULL;
+	struct inflight *st;
+	__u64 now, offset = IOLENS_NO_OFFSET, requested = 0;
+	__u8 flags = 0;
+	int fd = -1;
+
+	if (!iolens_is_tracked(tgid))
+		return 0;
+	st = bpf_task_storage_get(&inflight_calls, bpf_get_current_task_btf(), 0, 0);
+	if (!st || !st->active)
+		return 0;
+	now = bpf_ktime_get_ns();
+	st->active = 0;
+
+	switch (st->op) {
+	case IOLENS_OP_READ:
+	case IOLENS_OP_WRITE:
+		fd = st->args[0];
+		file = iolens_fd_file(fd);
+		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
+			return 0; /* pipes, sockets, ttys: not file I/O */
+		switch (st->nr) {
+		case NR_read: case NR_write:
+			requested = st->args[2];
+			offset = info.pos - (ret > 0 ? ret : 0);
+			break;
+		case NR_pread64: case NR_pwrite64:
+			requested = st->args[2];
+			offset = st->args[3];
+			break;
+		case NR_readv: case NR_writev:
+			requested = iov_total(st->args[1], st->args[2], &flags);
+			offset = info.pos - (ret > 0 ? ret : 0);
+			break;
+		default: /* preadv, pwritev, preadv2, pwritev2 */
+			requested = iov_total(st->args[1], st->args[2], &flags);
+			offset = st->args[3];
+			if ((__s64)offset == -1) /* preadv2/pwritev2: -1 means the file position */
+				offset = info.pos - (ret > 0 ? ret : 0);
+			break;
+		}
+		break;
+	case IOLENS_OP_SEEK:
+	case IOLENS_OP_SYNC:
+		fd = st->args[0];
+		file = iolens_fd_file(fd);
+		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
+			return 0;
+		if (st->op == IOLENS_OP_SEEK && ret >= 0)
+			offset = ret;
+		break;
+	case IOLENS_OP_MMAP:
+		if (st->args[3] & MAP_ANONYMOUS_FLAG)
+			return 0;
+		fd = st->args[4];
+		file = iolens_fd_file(fd);
+		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
+			return 0;
+		requested = st->args[1];
+		offset = st->args[5];
+		break;
+	case IOLENS_OP_OPEN:
+		if (ret >= 0) {
+			fd = ret;
+			file = iolens_fd_file(fd);
+			if (iolens_file_info(file, &info) && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode)))
+				emit_file_record(file, tgid, &info, now);
+			else
+				file = NULL;
+		}
+		break;
+	case IOLENS_OP_CLOSE:
+		fd = st->args[0];
+		if (st->close_has_file) {
+			info.dev = st->close_dev;
+			info.ino = st->close_ino;
+			info.mode = st->close_mode;
+			if (iolens_is_regular(info.mode))
+				flags |= IOLENS_SC_REGULAR;
+			if (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))
+				flags |= IOLENS_SC_HAS_FILE;
+		}
+		break;
+	case IOLENS_OP_STAT:
+		if (st->nr == NR_fstat) {
+			fd = st->args[0];
+			file = iolens_fd_file(fd);
+			if (!iolens_file_info(file, &info))
+				file = NULL;
+		}
+		break;
+	case IOLENS_OP_READDIR:
+		fd = st->args[0];
+		file = iolens_fd_file(fd);
+		requested = st->args[2];
+		if (!iolens_file_info(file, &info))
+			file = NULL;
+		break;
+	}
+
+	/* Per-file attribution is for files and directories, never pipes or
+	 * sockets (an fstat of a pipe still counts as a stat call). */
+	if (file && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))) {
+		flags |= IOLENS_SC_HAS_FILE;
+		if (iolens_is_regular(info.mode))
+			flags |= IOLENS_SC_REGULAR;
+		if (info.f_flags & IOLENS_O_DIRECT)
+			flags |= IOLENS_SC_DIRECT;
+	}
+
+	rec = iolens_reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->hdr.type = IOLENS_REC_SYSCALL;
+	rec->hdr.size = sizeof(*rec);
+	rec->syscall_nr = st->nr;
+	rec->op = st->op;
+	rec->flags = flags;
+	rec->pid = tgid;
+	rec->tid = (__u32)pid_tgid;
+	rec->start_ns = st->start_ns;
+	rec->duration_ns = now - st->start_ns;
+	rec->ret = ret;
+	rec->requested = requested;
+	rec->offset = offset;
+	rec->ino = (flags & IOLENS_SC_HAS_FILE) ? info.ino : 0;
+	rec->dev = (flags & IOLENS_SC_HAS_FILE) ? info.dev : 0;
+	rec->fd = fd;
+	iolens_submit(rec);
+	return 0;
+}
+
+/* Preferred: BTF-typed raw tracepoint (no tracefs, typed arguments). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(regs, id);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ret);
+}
+
+/* Fallback: untyped raw tracepoint, same data. */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(regs, id);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ret);
+}

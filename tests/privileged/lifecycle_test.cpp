@@ -1,0 +1,171 @@
+// Attach mode, signals, a killed recorder, bad input, and kernel resources
+// released on every exit path.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "support.h"
+
+namespace iolens::test {
+namespace {
+
+class Lifecycle : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!is_root())
+            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+        // The kernel frees a dead recorder's programs asynchronously; start
+        // from a clean slate.
+        ASSERT_TRUE(no_iolens_programs_within(5000)) << "iolens BPF programs from an earlier run are loaded";
+    }
+    void TearDown() override
+    {
+        if (is_root() && !IsSkipped())
+            EXPECT_TRUE(no_iolens_programs_within(5000)) << "an iolens BPF program is still loaded";
+    }
+    TempDir dir;
+};
+
+TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach)
+{
+    const std::string file = dir / "data.bin";
+    Background target({workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "100"});
+    ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
+    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "rec.iolens",
+                    "--json", dir / "r.json"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    kill(target.pid(), SIGUSR1);
+    EXPECT_EQ(target.wait().exit_status, 0);
+    auto r = rec.wait();  // ends by itself once every traced process exited
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], 300);
+    EXPECT_EQ(j["totals"]["read"]["bytes"], 300 * 4096);
+    EXPECT_EQ(j["totals"]["open"]["calls"], 3);
+    ASSERT_EQ(j["processes"].size(), 4u);
+    int children = 0;
+    for (const auto& p : j["processes"]) {
+        if (p["pid"] == target.pid())
+            continue;
+        children++;
+        EXPECT_EQ(p["ppid"], target.pid());
+        EXPECT_EQ(p["ops"]["read"]["calls"], 100);
+        EXPECT_EQ(p["exit_code"], 0);
+    }
+    EXPECT_EQ(children, 3);
+}
+
+TEST_F(Lifecycle, SigintEndsAnAttachWithACompleteRecording)
+{
+    const std::string file = dir / "data.bin";
+    Background target({workload_bin(), "attach-target", "--file", file, "--children", "1", "--reads", "1"});
+    ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
+    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "rec.iolens"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    kill(rec.pid(), SIGINT);
+    auto r = rec.wait();
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    auto rep = run({iolens_bin(), "report", dir / "rec.iolens"});
+    EXPECT_EQ(rep.exit_status, 0) << rep.err;
+}
+
+TEST_F(Lifecycle, DurationEndsAnAttach)
+{
+    const std::string file = dir / "data.bin";
+    Background target({workload_bin(), "attach-target", "--file", file, "--children", "1", "--reads", "1"});
+    ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
+    auto r = run({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-d", "300ms", "-o",
+                  dir / "rec.iolens", "--json", dir / "r.json"});
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["partial"], false);
+    EXPECT_GE(j["capture"]["duration_ns"].get<uint64_t>(), 300'000'000u);
+}
+
+TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
+{
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    Background rec({iolens_bin(), "record", "-o", dir / "rec.iolens", "--", workload_bin(), "pread-loop",
+                    "--file", file, "--count", "100000000"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    usleep(1'500'000);  // past the recorder's 1 s flush
+    const pid_t workload = child_of(rec.pid());
+    kill(rec.pid(), SIGKILL);
+    if (workload > 0)
+        kill(workload, SIGKILL);  // it would run on, untraced, for minutes
+    rec.wait();
+    auto r = run({iolens_bin(), "report", dir / "rec.iolens", "--json", dir / "r.json"});
+    EXPECT_EQ(r.exit_status, 3) << "partial reports exit 3\n" << r.err;
+    EXPECT_NE(r.err.find("partial"), std::string::npos) << r.err;
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["partial"], true);
+    EXPECT_GT(j["totals"]["read"]["calls"].get<uint64_t>(), 0u);
+}
+
+TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
+{
+    const std::string out = dir / "rec.iolens";
+    auto r = run({iolens_bin(), "record", "-o", out, "--", workload_bin(), "exit-code", "--code", "0"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    struct stat st {};
+    ASSERT_EQ(stat(out.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+    std::ofstream(dir / "keep.txt") << "precious";
+    r = run({iolens_bin(), "record", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code", "--code", "0"});
+    EXPECT_NE(r.exit_status, 0);
+    EXPECT_NE(r.err.find("exists"), std::string::npos) << r.err;
+    std::ifstream in(dir / "keep.txt");
+    std::string content;
+    in >> content;
+    EXPECT_EQ(content, "precious");
+
+    r = run({iolens_bin(), "record", "-f", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code", "--code", "0"});
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+}
+
+TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
+{
+    struct Case {
+        std::vector<std::string> args;
+        int status;  // -1: any non-zero
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{"record", "-p", "abc"}, -1, "abc"},
+        {{"record", "-p", "999999999"}, -1, "no process with pid 999999999"},
+        {{"record", "-o", dir / "a", "--", "/nonexistent/command"}, 127, "command not found"},
+        {{"record", "-o", dir / "b", "--", "/etc/passwd"}, 126, "cannot execute"},
+        {{"record", "-p", "1", "--", "true"}, 2, "not both"},
+        {{"record"}, 2, "nothing to trace"},
+        {{"record", "-d", "soon", "--", "true"}, 2, "invalid duration"},
+        {{"record", "-o", "/nonexistent-dir/x", "--", "true"}, -1, "/nonexistent-dir/x"},
+        {{"report", dir / "missing"}, -1, "missing"},
+        {{"report", "/etc/passwd"}, -1, "not an iolens recording"},
+        {{"report", "/dev/null"}, -1, "/dev/null"},
+        {{"report", "/tmp"}, -1, "/tmp"},
+        {{"frobnicate"}, -1, ""},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> argv = {iolens_bin()};
+        argv.insert(argv.end(), c.args.begin(), c.args.end());
+        auto r = run(argv);
+        std::string what = c.args.empty() ? "" : c.args[0];
+        for (size_t i = 1; i < c.args.size(); i++)
+            what += " " + c.args[i];
+        if (c.status >= 0)
+            EXPECT_EQ(r.exit_status, c.status) << what << "\n" << r.err;
+        else
+            EXPECT_NE(r.exit_status, 0) << what;
+        EXPECT_LT(r.exit_status, 128) << what << " crashed:\n" << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << what << "\nstderr: " << r.err;
+    }
+}
+
+}  // namespace
+}  // namespace iolens::test

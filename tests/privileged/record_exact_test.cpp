@@ -1,0 +1,147 @@
+// End-to-end: iolens records the workload generator, whose I/O is known
+// exactly, and the JSON report must match it to the call and the byte.
+#include <gtest/gtest.h>
+
+#include "support.h"
+
+namespace iolens::test {
+namespace {
+
+class RecordExact : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!is_root())
+            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    }
+    // Records argv with iolens; returns the JSON report.
+    nlohmann::json record(const std::vector<std::string>& argv, int expect_status = 0)
+    {
+        std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / "rec.iolens", "--json",
+                                        dir / "report.json", "--"};
+        cmd.insert(cmd.end(), argv.begin(), argv.end());
+        last = run(cmd);
+        EXPECT_EQ(last.exit_status, expect_status) << last.err;
+        return load_json(dir / "report.json");
+    }
+    // A file's entry in the report, by path.
+    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path)
+    {
+        for (const auto& f : report["files"])
+            if (f["path"] == path)
+                return f;
+        ADD_FAILURE() << "no file " << path << " in the report";
+        return nlohmann::json::object();
+    }
+    TempDir dir;
+    RunResult last;
+};
+
+TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate)
+{
+    // The highest syscall rate this machine reaches: 4 KiB cached preads.
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    const uint64_t n = 2'000'000;
+    auto j = record({workload_bin(), "pread-loop", "--file", file, "--count", std::to_string(n)});
+
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    const auto& read = j["totals"]["read"];
+    EXPECT_EQ(read["calls"], n);
+    EXPECT_EQ(read["errors"], 0);
+    EXPECT_EQ(read["bytes"], n * 4096);
+    EXPECT_EQ(read["requested_bytes"], n * 4096);
+    ASSERT_EQ(read["size_bytes"]["buckets"].size(), 1u);
+    EXPECT_EQ(read["size_bytes"]["buckets"][0]["lo"], 4096);
+    EXPECT_EQ(read["size_bytes"]["buckets"][0]["hi"], 8192);
+    EXPECT_EQ(read["size_bytes"]["buckets"][0]["count"], n);
+    // A static binary: the only other file syscalls are its own open and close.
+    EXPECT_EQ(j["totals"]["open"]["calls"], 1);
+    EXPECT_EQ(j["totals"]["close"]["calls"], 1);
+    EXPECT_EQ(j["totals"]["write"]["calls"], 0);
+
+    auto f = file_entry(j, file);
+    EXPECT_EQ(f["ops"]["read"]["calls"], n);
+    EXPECT_EQ(f["size"], 4096);
+    // Every pread is at offset 0: the first continues nothing (offset 0 counts
+    // as sequential), every later one jumps back.
+    EXPECT_EQ(f["sequential"], 1);
+    EXPECT_EQ(f["random"], n - 1);
+}
+
+TEST_F(RecordExact, TwoThreadsCountedExactly)
+{
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    const uint64_t n = 500'000;
+    auto j = record({workload_bin(), "pread-loop", "--file", file, "--count", std::to_string(n), "--threads", "2"});
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], 2 * n);
+    EXPECT_EQ(j["totals"]["read"]["bytes"], 2 * n * 4096);
+    ASSERT_EQ(j["processes"].size(), 1u);
+    EXPECT_EQ(j["processes"][0]["ops"]["read"]["calls"], 2 * n);
+}
+
+TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
+{
+    const int files = 40, size = 100000, epochs = 2, workers = 3, read_size = 65536;
+    const std::string data = dir / "ds";
+    ASSERT_EQ(run({workload_bin(), "make-dataset", "--dir", data, "--files", std::to_string(files), "--size",
+                   std::to_string(size)})
+                  .exit_status,
+              0);
+    auto j = record({workload_bin(), "dl", "--dir", data, "--files", std::to_string(files), "--size",
+                     std::to_string(size), "--epochs", std::to_string(epochs), "--workers",
+                     std::to_string(workers), "--read-size", std::to_string(read_size), "--compute-us", "50"});
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    // Each sample: ceil(size/R) reads with data and one at EOF, per epoch.
+    const uint64_t reads_per_file = (size + read_size - 1) / read_size + 1;
+    const auto& read = j["totals"]["read"];
+    EXPECT_EQ(read["calls"], uint64_t(files) * epochs * reads_per_file);
+    EXPECT_EQ(read["bytes"], uint64_t(files) * epochs * size);
+    // Pipe traffic between workers and the main process does not count.
+    EXPECT_EQ(j["totals"]["write"]["calls"], 0);
+    // The main process plus `workers` forked workers per epoch.
+    EXPECT_EQ(j["processes"].size(), size_t(1 + epochs * workers));
+    uint64_t worker_reads = 0;
+    for (const auto& p : j["processes"]) {
+        if (p["pid"] == j["capture"]["pids"][0]) {
+            EXPECT_EQ(p["ops"]["read"]["calls"], 0) << "the main process only reads pipes";
+            continue;
+        }
+        EXPECT_EQ(p["ppid"], j["capture"]["pids"][0]);
+        worker_reads += p["ops"]["read"]["calls"].get<uint64_t>();
+    }
+    EXPECT_EQ(worker_reads, uint64_t(files) * epochs * reads_per_file);
+    // Every sample file appears with its absolute path and exact counts.
+    ASSERT_EQ(j["files"].size(), size_t(files));
+    for (const auto& f : j["files"]) {
+        EXPECT_EQ(f["path"].get<std::string>().rfind(data + "/sample_", 0), 0u) << f["path"];
+        EXPECT_EQ(f["ops"]["read"]["calls"], uint64_t(epochs) * reads_per_file);
+        EXPECT_EQ(f["ops"]["open"]["calls"], uint64_t(epochs));
+        EXPECT_EQ(f["ops"]["close"]["calls"], uint64_t(epochs));
+        EXPECT_EQ(f["size"], uint64_t(size));
+        EXPECT_EQ(f["random"], 0);
+    }
+}
+
+TEST_F(RecordExact, ExitStatusOfTheCommandIsPassedThrough)
+{
+    record({workload_bin(), "exit-code", "--code", "7"}, 7);
+    auto j = load_json(dir / "report.json");
+    EXPECT_EQ(j["capture"]["exit_status"], 7);
+}
+
+TEST_F(RecordExact, RecordingRereadGivesTheSameReport)
+{
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    auto live = record({workload_bin(), "pread-loop", "--file", file, "--count", "1000", "--threads", "2"});
+    auto r = run({iolens_bin(), "report", dir / "rec.iolens", "--json", dir / "reread.json"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    auto reread = load_json(dir / "reread.json");
+    EXPECT_EQ(live, reread);
+}
+
+}  // namespace
+}  // namespace iolens::test

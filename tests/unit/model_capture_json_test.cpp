@@ -1,0 +1,153 @@
+// CaptureInfo / ProcessInfo <-> JSON (the recording's META, PROCESS, END chunks).
+#include <gtest/gtest.h>
+
+#include "model/capture_json.h"
+
+using namespace iolens::model;
+using nlohmann::json;
+
+namespace {
+
+CaptureInfo sample_capture() {
+    CaptureInfo c;
+    c.command = {"python3", "train.py", "--epochs", "3"};
+    c.pids = {1234, 1240};
+    c.start_unix_ns = 1700000000123456789ull;
+    c.start_mono_ns = 987654321;
+    c.duration_ns = 12'000'000'000ull;
+    c.events = 1'000'000;
+    c.lost_events = 12;
+    c.lost_detail = {{"ringbuf_full", 10}, {"state_fail", 2}};
+    c.probes = {{"syscalls", "tp_btf/sys_enter", true, "one attach for all syscalls"},
+                {"block", "tp/block/block_io_start", false, "tracepoint missing on this kernel"}};
+    c.hostname = "gpu-node-7";
+    c.kernel_release = "6.1.0-18-amd64";
+    c.iolens_version = "0.1.0";
+    c.exit_status = 0;
+    c.partial = true;
+    c.partial_reason = "recorder killed";
+    return c;
+}
+
+void expect_same(const CaptureInfo& a, const CaptureInfo& b) {
+    EXPECT_EQ(a.command, b.command);
+    EXPECT_EQ(a.pids, b.pids);
+    EXPECT_EQ(a.start_unix_ns, b.start_unix_ns);
+    EXPECT_EQ(a.start_mono_ns, b.start_mono_ns);
+    EXPECT_EQ(a.duration_ns, b.duration_ns);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(a.lost_events, b.lost_events);
+    EXPECT_EQ(a.lost_detail, b.lost_detail);
+    ASSERT_EQ(a.probes.size(), b.probes.size());
+    for (size_t i = 0; i < a.probes.size(); ++i) {
+        EXPECT_EQ(a.probes[i].name, b.probes[i].name);
+        EXPECT_EQ(a.probes[i].hook, b.probes[i].hook);
+        EXPECT_EQ(a.probes[i].attached, b.probes[i].attached);
+        EXPECT_EQ(a.probes[i].reason, b.probes[i].reason);
+    }
+    EXPECT_EQ(a.hostname, b.hostname);
+    EXPECT_EQ(a.kernel_release, b.kernel_release);
+    EXPECT_EQ(a.iolens_version, b.iolens_version);
+    EXPECT_EQ(a.exit_status, b.exit_status);
+    EXPECT_EQ(a.partial, b.partial);
+    EXPECT_EQ(a.partial_reason, b.partial_reason);
+}
+
+}  // namespace
+
+TEST(CaptureJson, RoundTripsThroughText) {
+    const CaptureInfo c = sample_capture();
+    const auto back = capture_from_json(json::parse(capture_to_json(c).dump()));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    expect_same(back.value(), c);
+}
+
+TEST(CaptureJson, NullExitStatusMeansNone) {
+    CaptureInfo c = sample_capture();
+    c.exit_status.reset();
+    const json j = capture_to_json(c);
+    EXPECT_TRUE(j.at("exit_status").is_null());
+    const auto back = capture_from_json(j);
+    ASSERT_TRUE(back.ok());
+    EXPECT_FALSE(back->exit_status.has_value());
+}
+
+TEST(CaptureJson, MissingKeysKeepDefaults) {
+    const auto c = capture_from_json(json::parse(R"({"hostname": "h", "future_key": [1, 2]})"));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->hostname, "h");
+    EXPECT_TRUE(c->command.empty());
+    EXPECT_EQ(c->events, 0u);
+    EXPECT_FALSE(c->partial);
+    EXPECT_FALSE(c->exit_status.has_value());
+}
+
+TEST(CaptureJson, WrongTypesAreErrorsNamingTheKey) {
+    const char* bad[] = {
+        R"({"events": "many"})",         R"({"events": -1})",
+        R"({"pids": [1, "x"]})",         R"({"pids": [5000000000]})",
+        R"({"command": "python3"})",     R"({"partial": 1})",
+        R"({"exit_status": "0"})",       R"({"lost_detail": {"rb": -3}})",
+        R"({"probes": [{"name": 3}]})",  R"({"probes": {}})",
+        R"({"hostname": null})",
+    };
+    for (const char* text : bad) {
+        const auto c = capture_from_json(json::parse(text));
+        ASSERT_FALSE(c.ok()) << text;
+        const std::string key = json::parse(text).begin().key();
+        EXPECT_NE(c.error().message.find("\"" + key + "\""), std::string::npos)
+            << text << " -> " << c.error().message;
+    }
+    EXPECT_FALSE(capture_from_json(json::array()).ok());
+    EXPECT_FALSE(capture_from_json(json("x")).ok());
+}
+
+TEST(CaptureJson, UpdateAppliesEndOverMeta) {
+    CaptureInfo meta = sample_capture();
+    meta.duration_ns = 0;
+    meta.exit_status.reset();
+    meta.partial = false;
+    CaptureInfo c = capture_from_json(capture_to_json(meta)).value();
+    const json end = {{"duration_ns", 5}, {"events", 10}, {"exit_status", 1}};
+    ASSERT_TRUE(update_capture_from_json(end, c).ok());
+    EXPECT_EQ(c.duration_ns, 5u);
+    EXPECT_EQ(c.events, 10u);
+    EXPECT_EQ(c.exit_status, 1);
+    EXPECT_EQ(c.command, meta.command);  // untouched by END
+    EXPECT_EQ(c.probes.size(), 2u);
+
+    // A bad key leaves the target as it was.
+    const CaptureInfo before = c;
+    EXPECT_FALSE(update_capture_from_json(json{{"duration_ns", 9}, {"events", "x"}}, c).ok());
+    expect_same(c, before);
+}
+
+TEST(ProcessJson, RoundTripAndTolerance) {
+    ProcessInfo p;
+    p.pid = 42;
+    p.ppid = 1;
+    p.comm = "pt_data_worker";
+    p.cmdline = {"python3", "-c", ""};
+    p.start_ns = 10;
+    p.end_ns = 20;
+    p.exit_code = 9;
+    const json j = process_to_json(p);
+    for (const char* key : {"pid", "ppid", "comm", "cmdline", "start_ns", "end_ns", "exit_code"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    const auto back = process_from_json(json::parse(j.dump()));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->pid, 42u);
+    EXPECT_EQ(back->comm, "pt_data_worker");
+    EXPECT_EQ(back->cmdline, p.cmdline);
+    EXPECT_EQ(back->exit_code, 9);
+    EXPECT_EQ(back->end_ns, 20u);
+
+    const auto minimal = process_from_json(json{{"pid", 7}});
+    ASSERT_TRUE(minimal.ok());
+    EXPECT_EQ(minimal->pid, 7u);
+    EXPECT_FALSE(minimal->exit_code.has_value());
+
+    const auto bad = process_from_json(json{{"pid", "7"}});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("\"pid\""), std::string::npos);
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs everything iolens needs to build and test on Debian 12, as root.
+set -eu
+if [ "$(id -u)" != 0 ]; then
+    echo "tools/install-deps.sh: run as root (it installs Debian packages)" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+    build-essential cmake pkg-config clang llvm \
+    libbpf-dev bpftool libelf-dev zlib1g-dev \
+    libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
+    strace >/dev/null
+echo "tools/install-deps.sh: dependencies installed"

@@ -1,0 +1,100 @@
+// iolens-workload: deterministic I/O workloads whose file syscalls are known
+// exactly, for iolens's privileged tests and benchmarks. This file only picks
+// the mode; docs/workload.md lists what each mode does, call by call.
+//
+// The binary is static (tools/CMakeLists.txt) and uses no stdio streams,
+// iostreams or locale, so the only file syscalls a run makes are the ones
+// its mode spells out.
+#include "modes.h"
+#include "util.h"
+
+#include <cstring>
+#include <unistd.h>
+
+namespace {
+
+struct Mode {
+    const char* name;
+    int (*run)(int argc, char** argv);
+};
+
+constexpr Mode kModes[] = {
+    {"make-dataset", wl::run_make_dataset},
+    {"dl", wl::run_dl},
+    {"known", wl::run_known},
+    {"known-exec-child", wl::run_known_exec_child},  // internal: exec'd by `known`
+    {"pread-loop", wl::run_pread_loop},
+    {"attach-target", wl::run_attach_target},
+    {"exit-code", wl::run_exit_code},
+    {"kill-self", wl::run_kill_self},
+};
+
+constexpr const char kUsage[] =
+    "usage: iolens-workload <mode> [--option value ...]\n"
+    "\n"
+    "Deterministic I/O workloads whose file syscalls are known exactly\n"
+    "(docs/workload.md gives the counts for each mode).\n"
+    "\n"
+    "modes:\n"
+    "  make-dataset --dir D --files N --size BYTES [--seed S=1]\n"
+    "      Create D (if missing) and D/sample_000000.bin ... with deterministic\n"
+    "      content. Setup step, not meant to be traced.\n"
+    "  dl --dir D --files N --size BYTES --epochs E --workers W\n"
+    "     [--read-size R=65536] [--compute-us U=200] [--seed S=1] [--report]\n"
+    "      DataLoader-like input pipeline over a make-dataset dataset: each\n"
+    "      epoch shuffles (seed S+epoch), forks W workers that open, read (R-byte\n"
+    "      reads until EOF) and close their samples and send 16-byte messages\n"
+    "      over pipes; the main process spins U us per sample.\n"
+    "  known --dir D\n"
+    "      Fixed multi-process scenario (main, a forked child, a fork+exec'd\n"
+    "      child) touching every syscall class, with errors and pipe traffic.\n"
+    "      D must be empty or only used by this mode.\n"
+    "  pread-loop --file F --count N [--size B=4096] [--threads T=1] [--report]\n"
+    "      Open F (created first if missing), T threads x N pread64(B bytes at\n"
+    "      offset 0), close. --report prints the timing on stdout.\n"
+    "  attach-target --file F --children C --reads K [--size B=4096]\n"
+    "      Print \"<pid> ready\", wait for SIGUSR1, then fork C children that each\n"
+    "      open F, make K pread64(B bytes at offset 0) and close it.\n"
+    "  exit-code --code N\n"
+    "      Exit with status N (0-255).\n"
+    "  kill-self --signal N\n"
+    "      Kill itself with signal N (a signal that terminates by default).\n"
+    "\n"
+    "Numbers accept a k/m/g suffix (powers of 1024); --opt=value also works.\n"
+    "Exit status: 0 success, 1 failure (message on stderr), 2 usage error.\n"
+    "Only errors are printed, unless --report is given.\n";
+
+void print_usage(int fd) {
+    size_t off = 0;
+    while (off < sizeof kUsage - 1) {
+        const ssize_t n = write(fd, kUsage + off, sizeof kUsage - 1 - off);
+        if (n <= 0) return;
+        off += static_cast<size_t>(n);
+    }
+}
+
+bool wants_help(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (wants_help(argc, argv)) {
+        print_usage(STDOUT_FILENO);
+        return wl::kExitOk;
+    }
+    if (argc < 2) {
+        print_usage(STDERR_FILENO);
+        return wl::kExitUsage;
+    }
+    for (const Mode& m : kModes) {
+        if (std::strcmp(argv[1], m.name) == 0) {
+            wl::set_message_context(m.name);
+            return m.run(argc - 2, argv + 2);
+        }
+    }
+    wl::fail_usage("unknown mode '%s'", argv[1]);
+}

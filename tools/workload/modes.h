@@ -1,0 +1,16 @@
+// Entry points of the modes. Each takes the words after the mode name and
+// returns the process exit status (failures exit directly through fail()).
+#pragma once
+
+namespace wl {
+
+int run_make_dataset(int argc, char** argv);
+int run_dl(int argc, char** argv);
+int run_known(int argc, char** argv);
+int run_known_exec_child(int argc, char** argv);
+int run_pread_loop(int argc, char** argv);
+int run_attach_target(int argc, char** argv);
+int run_exit_code(int argc, char** argv);
+int run_kill_self(int argc, char** argv);
+
+}  // namespace wl

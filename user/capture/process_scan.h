@@ -1,0 +1,18 @@
+#pragma once
+// Reads processes from /proc: the descendants of a pid (for attach mode) and
+// what we know of each (ppid, comm, cmdline).
+#include <sys/types.h>
+
+#include <optional>
+#include <vector>
+
+#include "model/report.h"
+
+namespace iolens::capture {
+
+bool process_exists(pid_t pid);
+// pid itself and every live descendant, found through /proc/*/stat ppids.
+std::vector<pid_t> process_tree(pid_t root);
+std::optional<model::ProcessInfo> read_process(pid_t pid);
+
+}  // namespace iolens::capture

@@ -1,0 +1,385 @@
+#include "capture/record_session.h"
+
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "capture/launcher.h"
+#include "capture/process_scan.h"
+#include "model/capture_json.h"
+#include "model/replay.h"
+#include "recording/recording.h"
+
+namespace iolens::capture {
+
+namespace {
+
+constexpr int kPollMs = 50;                 // drain at least this often (wake-ups are batched)
+constexpr uint64_t kFlushEveryNs = 1'000'000'000;  // a killed recorder loses at most ~1 s
+constexpr size_t kBatchBytes = 1 << 20;
+
+uint64_t clock_ns(clockid_t clock)
+{
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string hostname()
+{
+    char buf[256] = {};
+    gethostname(buf, sizeof(buf) - 1);
+    return buf;
+}
+
+int shell_status(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return 1;
+}
+
+// Owns a file descriptor.
+struct Fd {
+    int fd = -1;
+    explicit Fd(int f = -1) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd()
+    {
+        if (fd >= 0)
+            close(fd);
+    }
+};
+
+// Restores the signal mask on every exit path.
+struct BlockedSignals {
+    sigset_t old{};
+    explicit BlockedSignals(const sigset_t& set) { sigprocmask(SIG_BLOCK, &set, &old); }
+    ~BlockedSignals()
+    {
+        // Drop anything still pending so it doesn't fire after we unblock.
+        sigset_t pending;
+        sigpending(&pending);
+        struct timespec zero {};
+        sigset_t ours;
+        sigemptyset(&ours);
+        for (int s : {SIGINT, SIGTERM, SIGHUP})
+            if (sigismember(&pending, s))
+                sigaddset(&ours, s);
+        while (sigtimedwait(&ours, nullptr, &zero) > 0) {
+        }
+        sigprocmask(SIG_SETMASK, &old, nullptr);
+    }
+};
+
+struct RingBufferDeleter {
+    void operator()(ring_buffer* rb) const noexcept { ring_buffer__free(rb); }
+};
+
+// Everything the ring-buffer callback touches.
+struct Stream {
+    std::vector<std::byte> batch;
+    uint64_t records = 0;
+    std::set<uint32_t> live;  // processes of the target still running (-p mode)
+    recording::Writer* writer = nullptr;
+    model::Replay* replay = nullptr;
+    std::string error;  // first write error; recording stops on it
+
+    void flush_batch()
+    {
+        if (batch.empty())
+            return;
+        if (auto r = writer->append_records(batch); !r && error.empty())
+            error = r.error().message;
+        (void)replay->apply_records(batch);
+        batch.clear();
+    }
+};
+
+int on_record(void* ctx, void* data, size_t size)
+{
+    auto* s = static_cast<Stream*>(ctx);
+    const auto* bytes = static_cast<const std::byte*>(data);
+    s->records++;
+    if (size >= sizeof(iolens_rec_hdr)) {
+        const auto* hdr = static_cast<const iolens_rec_hdr*>(data);
+        if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
+            s->live.insert(static_cast<const iolens_proc_rec*>(data)->pid);
+        else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
+            s->live.erase(static_cast<const iolens_proc_rec*>(data)->pid);
+    }
+    s->batch.insert(s->batch.end(), bytes, bytes + size);
+    if (s->batch.size() >= kBatchBytes)
+        s->flush_batch();
+    return 0;
+}
+
+Result<void> write_json(recording::Writer& w, model::Replay& replay, recording::ChunkType type,
+                        const nlohmann::json& j)
+{
+    std::string text = j.dump();
+    if (auto r = w.write_json_chunk(type, text); !r)
+        return r;
+    recording::Chunk chunk{type, {}};
+    chunk.payload.resize(text.size());
+    std::memcpy(chunk.payload.data(), text.data(), text.size());
+    return replay.apply(chunk);
+}
+
+}  // namespace
+
+Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Features& features)
+{
+    if (!features.can_trace())
+        return make_error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
+    if (opt.pid && !process_exists(*opt.pid))
+        return make_error("no process with pid " + std::to_string(*opt.pid));
+
+    // The output file first: a bad path must fail before anything runs.
+    recording::WriterOptions wopt;
+    wopt.force = opt.force;
+    auto writer_or = recording::Writer::create(opt.output_path, wopt);
+    if (!writer_or)
+        return writer_or.error();
+    auto& writer = *writer_or.value();
+
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD})
+        sigaddset(&sigs, s);
+    BlockedSignals blocked(sigs);
+    Fd sigfd(signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (sigfd.fd < 0)
+        return make_error(std::string("cannot create a signalfd: ") + std::strerror(errno));
+
+    auto probes_or = probes::ProbeSet::load(features, opt.probe);
+    if (!probes_or)
+        return probes_or.error();
+    auto& probes = *probes_or.value();
+
+    std::optional<Launcher> launcher;
+    std::vector<pid_t> targets;
+    if (!opt.command.empty()) {
+        auto l = Launcher::fork_gated(opt.command);
+        if (!l)
+            return l.error();
+        launcher.emplace(std::move(l.value()));
+        targets.push_back(launcher->pid());
+        probes.tracked().add(static_cast<uint32_t>(launcher->pid()));
+    } else {
+        for (pid_t p : process_tree(*opt.pid))
+            probes.tracked().add(static_cast<uint32_t>(p));
+    }
+
+    model::Replay replay(model::BuilderOptions{opt.max_files});
+    Stream stream;
+    stream.writer = &writer;
+    stream.replay = &replay;
+    std::unique_ptr<ring_buffer, RingBufferDeleter> rb(
+        ring_buffer__new(probes.ringbuf_fd(), on_record, &stream, nullptr));
+    if (!rb)
+        return make_error(std::string("cannot open the BPF ring buffer: ") + std::strerror(errno));
+
+    if (auto r = probes.attach(); !r)
+        return r.error();
+    const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
+
+    // Processes known at attach time. With -p, children forked while we were
+    // scanning are already caught by the fork probe if their parent was
+    // tracked; rescan until the tree is stable to catch the rest.
+    std::vector<model::ProcessInfo> initial;
+    if (launcher) {
+        model::ProcessInfo info;
+        info.pid = static_cast<uint32_t>(launcher->pid());
+        info.ppid = static_cast<uint32_t>(getpid());
+        info.cmdline = opt.command;
+        info.comm = opt.command[0].substr(opt.command[0].rfind('/') + 1).substr(0, 15);
+        info.start_ns = attach_mono;
+        initial.push_back(info);
+    } else {
+        std::set<pid_t> seen;
+        for (int round = 0; round < 5; round++) {
+            bool grew = false;
+            for (pid_t p : process_tree(*opt.pid)) {
+                if (seen.insert(p).second) {
+                    grew = true;
+                    probes.tracked().add(static_cast<uint32_t>(p));
+                    if (auto info = read_process(p))
+                        initial.push_back(*info);
+                }
+            }
+            if (!grew)
+                break;
+        }
+        for (pid_t p : seen)
+            targets.push_back(p);
+        targets.resize(1);  // the pid the user named; the rest are its tree
+        for (pid_t p : seen)
+            stream.live.insert(static_cast<uint32_t>(p));
+    }
+
+    model::CaptureInfo capture;
+    capture.command = opt.command;
+    for (pid_t p : targets)
+        capture.pids.push_back(static_cast<uint32_t>(p));
+    capture.start_unix_ns = clock_ns(CLOCK_REALTIME);
+    capture.start_mono_ns = attach_mono;
+    capture.probes = probes.statuses();
+    capture.hostname = hostname();
+    capture.kernel_release = features.kernel_release;
+    capture.iolens_version = IOLENS_VERSION_STRING;
+    if (auto r = write_json(writer, replay, recording::ChunkType::Meta, model::capture_to_json(capture)); !r)
+        return r.error();
+    for (const auto& info : initial)
+        if (auto r = write_json(writer, replay, recording::ChunkType::Process, model::process_to_json(info)); !r)
+            return r.error();
+
+    Fd child_pidfd;
+    if (launcher) {
+        child_pidfd.fd = static_cast<int>(syscall(SYS_pidfd_open, launcher->pid(), 0));
+        if (auto r = launcher->release(); !r) {
+            int st = 0;
+            waitpid(launcher->pid(), &st, 0);
+            // The error is the user's (command not found): 127/126 like a shell.
+            return Error{r.error().message, shell_status(st)};
+        }
+        spdlog::info("tracing live: {} (pid {})", opt.command[0], launcher->pid());
+    } else {
+        spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt.pid, stream.live.size() - 1);
+    }
+
+    Fd ep(epoll_create1(EPOLL_CLOEXEC));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u32 = 1;
+    epoll_ctl(ep.fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb.get()), &ev);
+    ev.data.u32 = 2;
+    epoll_ctl(ep.fd, EPOLL_CTL_ADD, sigfd.fd, &ev);
+    if (child_pidfd.fd >= 0) {
+        ev.data.u32 = 3;
+        epoll_ctl(ep.fd, EPOLL_CTL_ADD, child_pidfd.fd, &ev);
+    }
+
+    std::optional<int> child_status;
+    auto reap_child = [&]() {
+        int st = 0;
+        if (launcher && !child_status && waitpid(launcher->pid(), &st, WNOHANG) == launcher->pid())
+            child_status = shell_status(st);
+    };
+    const uint64_t deadline = opt.duration_ns ? attach_mono + *opt.duration_ns : UINT64_MAX;
+    uint64_t last_flush = attach_mono, last_liveness = attach_mono;
+    std::string stop_reason;
+    bool stop = false;
+    while (!stop) {
+        epoll_event events[4];
+        int n = epoll_wait(ep.fd, events, 4, kPollMs);
+        ring_buffer__consume(rb.get());
+        for (int i = 0; i < n; i++) {
+            if (events[i].data.u32 == 2) {
+                signalfd_siginfo si{};
+                while (read(sigfd.fd, &si, sizeof(si)) == sizeof(si)) {
+                    if (si.ssi_signo == SIGCHLD) {
+                        reap_child();
+                        continue;
+                    }
+                    if (launcher && !child_status) {
+                        // A signal from the terminal reached the command too; one
+                        // sent to us alone (kill) is passed on. Either way we keep
+                        // recording until the command is gone.
+                        if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+                            kill(launcher->pid(), static_cast<int>(si.ssi_signo));
+                        spdlog::info("signal {}: waiting for the command to exit", strsignal(si.ssi_signo));
+                    } else {
+                        stop = true;
+                        stop_reason = std::string("stopped by ") + strsignal(si.ssi_signo);
+                    }
+                }
+            } else if (events[i].data.u32 == 3) {
+                reap_child();
+            }
+        }
+        const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (launcher && child_status) {
+            stop = true;
+        } else if (!launcher && now - last_liveness >= 200'000'000) {
+            // An exit record could in principle be lost; trust the kernel's view.
+            last_liveness = now;
+            for (auto it = stream.live.begin(); it != stream.live.end();)
+                it = process_exists(static_cast<pid_t>(*it)) ? std::next(it) : stream.live.erase(it);
+        }
+        if (!launcher && stream.live.empty()) {
+            stop = true;
+            stop_reason = "every traced process exited";
+        }
+        if (now >= deadline) {
+            stop = true;
+            stop_reason = "duration reached";
+        }
+        if (now - last_flush >= kFlushEveryNs) {
+            last_flush = now;
+            stream.flush_batch();
+            if (auto r = writer.flush(); !r && stream.error.empty())
+                stream.error = r.error().message;
+        }
+        if (!stream.error.empty())
+            return make_error("recording stopped: " + stream.error);
+    }
+    const uint64_t end_mono = clock_ns(CLOCK_MONOTONIC);
+
+    // Stop new events, then drain every record already queued.
+    probes.detach();
+    while (ring_buffer__consume(rb.get()) > 0) {
+    }
+    stream.flush_batch();
+
+    auto counters = probes.read_counters();
+    capture.duration_ns = end_mono - attach_mono;
+    capture.events = stream.records;
+    for (const char* name : {"ring_buffer_full", "no_thread_state", "pid_above_bitmap"})
+        if (counters[name])
+            capture.lost_detail[name] = counters[name];
+    if (counters["records"] > stream.records)
+        capture.lost_detail["undelivered"] = counters["records"] - stream.records;
+    capture.lost_events = 0;
+    for (const auto& [_, n] : capture.lost_detail)
+        capture.lost_events += n;
+    capture.kernel_counters = counters;
+    capture.stop_reason = stop_reason;
+
+    RecordOutcome outcome;
+    if (launcher) {
+        if (!child_status) {
+            // Duration ended the recording; the command runs on untraced.
+            int st = 0;
+            spdlog::info("recording ended ({}); waiting for the command to exit", stop_reason);
+            while (waitpid(launcher->pid(), &st, 0) < 0 && errno == EINTR) {
+            }
+            child_status = shell_status(st);
+        }
+        capture.exit_status = *child_status;
+        outcome.exit_status = *child_status;
+    }
+    if (auto r = write_json(writer, replay, recording::ChunkType::End, model::capture_to_json(capture)); !r)
+        return r.error();
+    if (auto r = writer.flush(); !r)
+        return r.error();
+    if (!stream.error.empty())
+        return make_error("recording incomplete: " + stream.error);
+    outcome.report = replay.finish();
+    return outcome;
+}
+
+}  // namespace iolens::capture

@@ -1,0 +1,36 @@
+#pragma once
+// One `iolens record` run: load and attach the probes, start or adopt the
+// target, stream kernel records into the recording file and the live model,
+// stop on the right condition, and release every kernel resource.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/report.h"
+#include "probes/features.h"
+#include "probes/probe_set.h"
+#include "util/result.h"
+
+namespace iolens::capture {
+
+struct RecordOptions {
+    std::vector<std::string> command;   // launch and trace this...
+    std::optional<pid_t> pid;           // ...or attach to this process tree
+    std::optional<uint64_t> duration_ns;
+    std::string output_path = "iolens.data";
+    bool force = false;
+    size_t max_files = 10000;
+    probes::ProbeOptions probe;
+};
+
+struct RecordOutcome {
+    model::Report report;
+    int exit_status = 0;  // the command's (shell convention), or 0 with -p
+};
+
+Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features);
+
+}  // namespace iolens::capture

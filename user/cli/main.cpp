@@ -1,0 +1,34 @@
+// iolens entry point: builds the command line, runs the chosen subcommand, and
+// turns any error into a message on stderr and a non-zero exit at this one
+// boundary. Data goes to stdout, logs to stderr.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv)
+{
+    auto logger = spdlog::stderr_color_mt("iolens");
+    logger->set_pattern("iolens: %^%l%$: %v");
+    spdlog::set_default_logger(logger);
+    spdlog::set_level(spdlog::level::info);
+
+    CLI::App app;
+    iolens::cli::Action action;
+    iolens::cli::build_app(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        return action ? action() : 2;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    }
+}

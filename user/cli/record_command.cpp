@@ -1,0 +1,81 @@
+#include "cli/record_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "probes/features.h"
+
+namespace iolens::cli {
+
+Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
+{
+    capture::RecordOptions o;
+    if (!cli.command.empty() && cli.pid != 0)
+        return make_error("give either a command to run or -p PID, not both");
+    if (cli.command.empty() && cli.pid == 0)
+        return make_error("nothing to trace: give a command (iolens record -- CMD ARGS) or -p PID");
+    if (cli.pid < 0 || cli.pid > 0x3fffffff)
+        return make_error("invalid pid " + std::to_string(cli.pid));
+    if (cli.pid)
+        o.pid = static_cast<pid_t>(cli.pid);
+    o.command = cli.command;
+    if (!cli.duration.empty()) {
+        auto d = parse_duration(cli.duration);
+        if (!d)
+            return d.error();
+        o.duration_ns = *d;
+    }
+    if (cli.output.empty())
+        return make_error("empty output path (-o)");
+    if (!cli.out.json_path.empty() && cli.out.json_path == cli.output)
+        return make_error("--json and -o name the same file: " + cli.output);
+    o.output_path = cli.output;
+    o.force = cli.force;
+    o.max_files = cli.out.max_files;
+    if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
+        return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
+    o.probe.ringbuf_bytes = uint64_t{cli.ringbuf_mib} << 20;
+    return o;
+}
+
+void register_record(CLI::App& app, Action& action)
+{
+    auto opts = std::make_shared<RecordCliOptions>();
+    auto* sub = app.add_subcommand("record", "Trace a command (after --) or a running process tree (-p)");
+    sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts");
+    sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)");
+    sub->add_option("-o,--output", opts->output, "Recording file to write")->capture_default_str();
+    sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
+    sub->add_option("--json", opts->out.json_path, "Also write the JSON report to this file");
+    sub->add_option("--max-files", opts->out.max_files, "Files listed in the report")->capture_default_str();
+    sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
+    sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB")->capture_default_str();
+    sub->add_option("command", opts->command, "The command to run and trace")->take_all();
+    sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
+    sub->callback([opts, &action]() {
+        action = [opts]() -> int {
+            auto options = validate_record(*opts);
+            if (!options) {
+                spdlog::error("{}", options.error().message);
+                return 2;
+            }
+            auto features = probes::Features::probe();
+            auto outcome = capture::run_record(*options, features);
+            if (!outcome) {
+                spdlog::error("{}", outcome.error().message);
+                return outcome.error().exit_status;
+            }
+            spdlog::info("recording written to {}", options->output_path);
+            if (auto r = emit_report(outcome->report, opts->out); !r) {
+                spdlog::error("{}", r.error().message);
+                return 1;
+            }
+            return outcome->exit_status;
+        };
+    });
+}
+
+}  // namespace iolens::cli

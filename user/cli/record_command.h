@@ -1,0 +1,26 @@
+#pragma once
+// `iolens record`: the command-line options and their validation into
+// capture::RecordOptions (kept apart from running so tests can check parsing).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/record_session.h"
+#include "cli/options.h"
+#include "util/result.h"
+
+namespace iolens::cli {
+
+struct RecordCliOptions {
+    std::vector<std::string> command;
+    long pid = 0;
+    std::string duration;
+    std::string output = "iolens.data";
+    bool force = false;
+    unsigned ringbuf_mib = 64;
+    OutputOptions out;
+};
+
+Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli);
+
+}  // namespace iolens::cli

@@ -1,0 +1,46 @@
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "model/replay.h"
+
+namespace iolens::cli {
+
+namespace {
+
+struct ReportCliOptions {
+    std::string input = "iolens.data";
+    OutputOptions out;
+};
+
+}  // namespace
+
+void register_report(CLI::App& app, Action& action)
+{
+    auto opts = std::make_shared<ReportCliOptions>();
+    auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
+    sub->add_option("file", opts->input, "Recording to read")->capture_default_str();
+    sub->add_option("--json", opts->out.json_path, "Also write the JSON report to this file");
+    sub->add_option("--max-files", opts->out.max_files, "Files listed in the report")->capture_default_str();
+    sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
+    sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->callback([opts, &action]() {
+        action = [opts]() -> int {
+            auto report = model::load_recording(opts->input, model::BuilderOptions{opts->out.max_files});
+            if (!report) {
+                spdlog::error("{}", report.error().message);
+                return 1;
+            }
+            if (report->capture.partial)
+                spdlog::warn("partial report: {}", report->capture.partial_reason);
+            if (auto r = emit_report(*report, opts->out); !r) {
+                spdlog::error("{}", r.error().message);
+                return 1;
+            }
+            return report->capture.partial ? 3 : 0;
+        };
+    });
+}
+
+}  // namespace iolens::cli

@@ -1,0 +1,193 @@
+#include "model/capture_json.h"
+
+#include <limits>
+#include <optional>
+
+namespace iolens::model {
+
+using nlohmann::json;
+
+namespace {
+
+// Each decode() returns nullptr when v fits, else what was expected.
+const char* decode(const json& v, uint64_t& out) {
+    // Non-negative integers parse as unsigned; built in code they may be signed.
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0)) {
+        out = v.get<uint64_t>();
+        return nullptr;
+    }
+    return "a non-negative integer";
+}
+
+const char* decode(const json& v, uint32_t& out) {
+    uint64_t wide = 0;
+    if (decode(v, wide) || wide > std::numeric_limits<uint32_t>::max()) return "a 32-bit unsigned integer";
+    out = static_cast<uint32_t>(wide);
+    return nullptr;
+}
+
+const char* decode(const json& v, int& out) {
+    if (!v.is_number_integer()) return "an integer";
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t{std::numeric_limits<int>::max()}
+                               : (v.get<int64_t>() < std::numeric_limits<int>::min() ||
+                                  v.get<int64_t>() > std::numeric_limits<int>::max()))
+        return "a 32-bit integer";
+    out = v.get<int>();
+    return nullptr;
+}
+
+const char* decode(const json& v, bool& out) {
+    if (!v.is_boolean()) return "true or false";
+    out = v.get<bool>();
+    return nullptr;
+}
+
+const char* decode(const json& v, std::string& out) {
+    if (!v.is_string()) return "a string";
+    out = v.get<std::string>();
+    return nullptr;
+}
+
+const char* decode(const json& v, std::optional<int>& out) {
+    if (v.is_null()) {
+        out.reset();
+        return nullptr;
+    }
+    int x = 0;
+    if (decode(v, x)) return "an integer or null";
+    out = x;
+    return nullptr;
+}
+
+const char* decode(const json& v, ProbeStatus& out);  // needs Fields, below
+
+template <typename T>
+const char* decode(const json& v, std::vector<T>& out) {
+    if (!v.is_array()) return "an array";
+    std::vector<T> tmp(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+        if (const char* e = decode(v[i], tmp[i])) return e;  // names the element type
+    out = std::move(tmp);
+    return nullptr;
+}
+
+const char* decode(const json& v, std::map<std::string, uint64_t>& out) {
+    if (!v.is_object()) return "an object of non-negative integers";
+    std::map<std::string, uint64_t> tmp;
+    for (const auto& [k, x] : v.items())
+        if (decode(x, tmp[k])) return "an object of non-negative integers";
+    out = std::move(tmp);
+    return nullptr;
+}
+
+// Reads the keys of one JSON object into fields, stopping at the first
+// mismatch; `where` prefixes the error so it names the full key path.
+class Fields {
+public:
+    Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {
+        if (!j_.is_object()) error_ = make_error(where_ + ": expected a JSON object, found " +
+                                                 std::string(j_.type_name()));
+    }
+    template <typename T>
+    Fields& get(const char* key, T& out) {
+        if (error_ || !j_.contains(key)) return *this;
+        if (const char* expected = decode(j_.at(key), out))
+            error_ = make_error(where_ + ": key \"" + key + "\" should be " + expected +
+                                ", found " + j_.at(key).type_name());
+        return *this;
+    }
+    const std::optional<Error>& error() const { return error_; }
+
+private:
+    const json& j_;
+    std::string where_;
+    std::optional<Error> error_;
+};
+
+const char* decode(const json& v, ProbeStatus& out) {
+    Fields f(v, "probe");
+    f.get("name", out.name).get("hook", out.hook).get("attached", out.attached).get("reason", out.reason);
+    return f.error() ? "an object {name, hook, attached, reason} of the right types" : nullptr;
+}
+
+}  // namespace
+
+json capture_to_json(const CaptureInfo& c) {
+    json probes = json::array();
+    for (const auto& p : c.probes)
+        probes.push_back({{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", p.reason}});
+    return {
+        {"command", c.command},
+        {"pids", c.pids},
+        {"start_unix_ns", c.start_unix_ns},
+        {"start_mono_ns", c.start_mono_ns},
+        {"duration_ns", c.duration_ns},
+        {"events", c.events},
+        {"lost_events", c.lost_events},
+        {"lost_detail", c.lost_detail},
+        {"probes", std::move(probes)},
+        {"hostname", c.hostname},
+        {"kernel_release", c.kernel_release},
+        {"iolens_version", c.iolens_version},
+        {"exit_status", c.exit_status ? json(*c.exit_status) : json(nullptr)},
+        {"partial", c.partial},
+        {"partial_reason", c.partial_reason},
+    };
+}
+
+Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
+    CaptureInfo out = c;  // all or nothing: a bad key leaves c untouched
+    Fields f(j, "capture");
+    f.get("command", out.command)
+        .get("pids", out.pids)
+        .get("start_unix_ns", out.start_unix_ns)
+        .get("start_mono_ns", out.start_mono_ns)
+        .get("duration_ns", out.duration_ns)
+        .get("events", out.events)
+        .get("lost_events", out.lost_events)
+        .get("lost_detail", out.lost_detail)
+        .get("probes", out.probes)
+        .get("hostname", out.hostname)
+        .get("kernel_release", out.kernel_release)
+        .get("iolens_version", out.iolens_version)
+        .get("exit_status", out.exit_status)
+        .get("partial", out.partial)
+        .get("partial_reason", out.partial_reason);
+    if (f.error()) return *f.error();
+    c = std::move(out);
+    return {};
+}
+
+Result<CaptureInfo> capture_from_json(const json& j) {
+    CaptureInfo c;
+    if (auto r = update_capture_from_json(j, c); !r) return r.error();
+    return c;
+}
+
+json process_to_json(const ProcessInfo& p) {
+    return {
+        {"pid", p.pid},
+        {"ppid", p.ppid},
+        {"comm", p.comm},
+        {"cmdline", p.cmdline},
+        {"start_ns", p.start_ns},
+        {"end_ns", p.end_ns},
+        {"exit_code", p.exit_code ? json(*p.exit_code) : json(nullptr)},
+    };
+}
+
+Result<ProcessInfo> process_from_json(const json& j) {
+    ProcessInfo p;
+    Fields f(j, "process");
+    f.get("pid", p.pid)
+        .get("ppid", p.ppid)
+        .get("comm", p.comm)
+        .get("cmdline", p.cmdline)
+        .get("start_ns", p.start_ns)
+        .get("end_ns", p.end_ns)
+        .get("exit_code", p.exit_code);
+    if (f.error()) return *f.error();
+    return p;
+}
+
+}  // namespace iolens::model

@@ -1,0 +1,167 @@
+#include "model/histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace iolens::model {
+
+namespace {
+
+constexpr int kSubBits = 4;  // 16 sub-buckets per power of two
+constexpr uint32_t kSub = 1u << kSubBits;
+
+uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t sat_mul(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+// The power-of-two bucket a fine index belongs to. Fine "bit width" 0 (the
+// value 0) and 1 (the value 1) both fall in bucket 0 = [0, 2).
+int fine_to_bucket(uint32_t fine) {
+    const int bw = static_cast<int>(fine / kSub);
+    return bw <= 1 ? 0 : bw - 1;
+}
+
+}  // namespace
+
+// Loop-free: bit_width compiles to one lzcnt/bsr. OR-ing in 1 maps 0 and 1 to
+// bucket 0 without a branch.
+int Histogram::bucket_index(uint64_t value) {
+    return std::bit_width(value | 1) - 1;
+}
+
+uint64_t Histogram::bucket_lo(int index) {
+    return index <= 0 ? 0 : uint64_t{1} << index;
+}
+
+uint64_t Histogram::bucket_hi(int index) {
+    return index >= kBuckets - 1 ? UINT64_MAX : uint64_t{1} << (index + 1);
+}
+
+// fine index = bit_width(value) * 16 + sub-bucket. A power of two 2^L with
+// L >= 4 splits into 16 equal sub-buckets of width 2^(L-4); below 16 every
+// value has a sub-bucket of its own (so small values are exact).
+uint32_t Histogram::fine_index(uint64_t value) {
+    const int bw = std::bit_width(value);
+    if (bw == 0) return 0;
+    const int l = bw - 1;
+    const uint64_t sub = l >= kSubBits ? (value >> (l - kSubBits)) - kSub
+                                       : value - (uint64_t{1} << l);
+    return static_cast<uint32_t>(bw) * kSub + static_cast<uint32_t>(sub);
+}
+
+uint64_t Histogram::fine_lo(uint32_t index) {
+    const int bw = static_cast<int>(index / kSub);
+    const uint64_t sub = index % kSub;
+    if (bw == 0) return 0;
+    const int l = bw - 1;
+    if (l < kSubBits) return (uint64_t{1} << l) + sub;
+    return (uint64_t{1} << l) + (sub << (l - kSubBits));
+}
+
+uint64_t Histogram::fine_width(uint32_t index) {
+    const int bw = static_cast<int>(index / kSub);
+    const int l = bw - 1;
+    return l < kSubBits ? 1 : uint64_t{1} << (l - kSubBits);
+}
+
+void Histogram::add(uint64_t value, uint64_t count) {
+    if (count == 0) return;
+    count_ += count;
+    sum_ = sat_add(sum_, count == 1 ? value : sat_mul(value, count));
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+
+    const uint32_t f = fine_index(value);
+    if (hint_ < fine_.size() && fine_[hint_].first == f) {
+        fine_[hint_].second += count;
+        return;
+    }
+    auto it = std::lower_bound(fine_.begin(), fine_.end(), f,
+                               [](const auto& e, uint32_t key) { return e.first < key; });
+    if (it != fine_.end() && it->first == f)
+        it->second += count;
+    else
+        it = fine_.insert(it, {f, count});
+    hint_ = static_cast<uint32_t>(it - fine_.begin());
+}
+
+void Histogram::merge(const Histogram& other) {
+    if (other.count_ == 0) return;
+    std::vector<std::pair<uint32_t, uint64_t>> out;
+    out.reserve(fine_.size() + other.fine_.size());
+    auto a = fine_.cbegin();
+    auto b = other.fine_.cbegin();
+    while (a != fine_.cend() || b != other.fine_.cend()) {
+        if (b == other.fine_.cend() || (a != fine_.cend() && a->first < b->first)) {
+            out.push_back(*a++);
+        } else if (a == fine_.cend() || b->first < a->first) {
+            out.push_back(*b++);
+        } else {
+            out.emplace_back(a->first, a->second + b->second);
+            ++a, ++b;
+        }
+    }
+    fine_ = std::move(out);
+    hint_ = 0;
+    count_ += other.count_;
+    sum_ = sat_add(sum_, other.sum_);
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+}
+
+// Nearest rank: the smallest sub-bucket holding the ceil(q * count)-th sample,
+// reported as its midpoint and clamped to the exact extremes.
+uint64_t Histogram::percentile(double q) const {
+    if (count_ == 0) return 0;
+    if (!(q > 0)) return min_;  // also catches NaN
+    if (q >= 1) return max_;
+    uint64_t rank = static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
+    rank = std::clamp<uint64_t>(rank, 1, count_);
+    uint64_t seen = 0;
+    for (const auto& [idx, n] : fine_) {
+        seen += n;
+        if (seen >= rank) {
+            const uint64_t mid = fine_lo(idx) + fine_width(idx) / 2;
+            return std::clamp(mid, min_, max_);
+        }
+    }
+    return max_;
+}
+
+uint64_t Histogram::bucket_count(int index) const {
+    uint64_t n = 0;
+    for (const auto& [idx, c] : fine_)
+        if (fine_to_bucket(idx) == index) n += c;
+    return n;
+}
+
+std::vector<Histogram::Bucket> Histogram::buckets(bool fill_gaps) const {
+    std::vector<Bucket> out;
+    for (const auto& [idx, c] : fine_) {
+        const int b = fine_to_bucket(idx);
+        if (!out.empty() && out.back().lo == bucket_lo(b)) {
+            out.back().count += c;
+            continue;
+        }
+        if (fill_gaps && !out.empty()) {
+            for (int g = bucket_index(out.back().lo) + 1; g < b; ++g)
+                out.push_back({bucket_lo(g), bucket_hi(g), 0});
+        }
+        out.push_back({bucket_lo(b), bucket_hi(b), c});
+    }
+    return out;
+}
+
+bool Histogram::operator==(const Histogram& o) const {
+    return count_ == o.count_ && sum_ == o.sum_ && min() == o.min() && max_ == o.max_ &&
+           fine_ == o.fine_;
+}
+
+}  // namespace iolens::model

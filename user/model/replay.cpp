@@ -1,0 +1,98 @@
+#include "model/replay.h"
+
+#include <nlohmann/json.hpp>
+
+#include "model/capture_json.h"
+
+namespace iolens::model {
+
+namespace {
+
+Result<nlohmann::json> parse_json_chunk(const recording::Chunk& chunk, const char* what)
+{
+    auto text = std::string_view(reinterpret_cast<const char*>(chunk.payload.data()), chunk.payload.size());
+    auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object())
+        return make_error(std::string("the ") + what + " chunk is not valid JSON");
+    return j;
+}
+
+}  // namespace
+
+Result<void> Replay::apply_records(std::span<const std::byte> records)
+{
+    auto r = builder_.add_records(records);
+    if (!r && problem_.empty())
+        problem_ = r.error().message;
+    return r;
+}
+
+Result<void> Replay::apply(const recording::Chunk& chunk)
+{
+    switch (chunk.type) {
+    case recording::ChunkType::Meta:
+    case recording::ChunkType::End: {
+        const bool end = chunk.type == recording::ChunkType::End;
+        auto j = parse_json_chunk(chunk, end ? "END" : "META");
+        if (!j)
+            return j.error();
+        auto capture = capture_from_json(*j);
+        if (!capture)
+            return capture.error();
+        capture_ = std::move(*capture);
+        builder_.set_capture(capture_);
+        (end ? saw_end_ : saw_meta_) = true;
+        return {};
+    }
+    case recording::ChunkType::Process: {
+        auto j = parse_json_chunk(chunk, "PROCESS");
+        if (!j)
+            return j.error();
+        auto info = process_from_json(*j);
+        if (!info)
+            return info.error();
+        builder_.add_process(*info);
+        return {};
+    }
+    case recording::ChunkType::Records:
+        return apply_records(chunk.payload);
+    }
+    return {};  // a chunk type from a newer iolens: skip it
+}
+
+Report Replay::finish(const std::string& partial_reason) const
+{
+    Report report = builder_.finish();
+    std::string reason = partial_reason;
+    if (reason.empty() && !problem_.empty())
+        reason = problem_;
+    if (reason.empty() && !saw_end_)
+        reason = "the recording has no end marker: the recorder was killed or is still running";
+    if (!reason.empty()) {
+        report.capture.partial = true;
+        report.capture.partial_reason = reason;
+    }
+    return report;
+}
+
+Result<Report> load_recording(const std::string& path, BuilderOptions options)
+{
+    Replay replay(options);
+    std::string chunk_problem;
+    auto outcome = recording::read_file_streaming(path, [&](const recording::Chunk& chunk) {
+        if (auto r = replay.apply(chunk); !r && chunk_problem.empty())
+            chunk_problem = r.error().message;
+        return true;
+    });
+    if (!outcome)
+        return outcome.error();
+    if (!replay.saw_meta())
+        return make_error(path + " has no readable capture description (META chunk): " +
+                          (outcome->problem.empty() ? chunk_problem : outcome->problem));
+    std::string reason = outcome->problem;
+    if (reason.empty())
+        reason = chunk_problem;
+    return replay.finish(reason);
+}
+
+}  // namespace iolens::model

@@ -1,0 +1,40 @@
+#pragma once
+// Turns recording-file chunks into a Report. `record` applies each chunk as it
+// writes it and `report` applies the chunks it reads, through this one code
+// path, so the live summary and the re-read one cannot drift apart.
+#include <string>
+
+#include "model/report_builder.h"
+#include "recording/recording.h"
+#include "util/result.h"
+
+namespace iolens::model {
+
+class Replay {
+public:
+    explicit Replay(BuilderOptions options = {}) : builder_(options) {}
+
+    // Applies one chunk; unknown chunk types are skipped (forward compatible).
+    Result<void> apply(const recording::Chunk& chunk);
+    Result<void> apply_records(std::span<const std::byte> records);
+
+    bool saw_meta() const { return saw_meta_; }
+    bool saw_end() const { return saw_end_; }
+    // The report; marks it partial with `partial_reason` if the recording did
+    // not end with an END chunk or reading stopped early.
+    Report finish(const std::string& partial_reason = "") const;
+
+private:
+    ReportBuilder builder_;
+    CaptureInfo capture_;
+    bool saw_meta_ = false;
+    bool saw_end_ = false;
+    std::string problem_;  // a malformed chunk seen while applying
+};
+
+// Reads a recording file and builds its report. Errors only when the file is
+// not a readable recording at all; damage later in the file gives a partial
+// report that says so.
+Result<Report> load_recording(const std::string& path, BuilderOptions options = {});
+
+}  // namespace iolens::model

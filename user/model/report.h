@@ -1,0 +1,109 @@
+#pragma once
+// The report model: the one set of aggregates that every renderer (terminal,
+// JSON) presents. Renderers never compute statistics of their own; anything
+// they show lives here. Built from recorded events by ReportBuilder.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iolens/abi.h"
+#include "model/histogram.h"
+
+namespace iolens::model {
+
+inline constexpr int kOpCount = IOLENS_OP_COUNT;
+// "read", "write", "open", "close", "stat", "seek", "mmap", "readdir", "sync".
+const char* op_name(int op);
+
+struct OpStats {
+    uint64_t calls = 0;
+    uint64_t errors = 0;           // calls that returned a negative errno
+    uint64_t bytes = 0;            // bytes returned (read/write/readdir), mapped (mmap)
+    uint64_t requested_bytes = 0;  // bytes asked for
+    uint64_t time_ns = 0;          // total time inside the calls
+    Histogram latency_ns;          // one sample per call
+    Histogram size_bytes;          // one sample per successful call that moves bytes
+    void merge(const OpStats& o);
+};
+using OpTable = std::array<OpStats, kOpCount>;
+
+struct ProbeStatus {
+    std::string name;    // probe family / program, e.g. "syscalls"
+    std::string hook;    // e.g. "tp_btf/sys_enter"
+    bool attached = false;
+    std::string reason;  // why not attached, or what was chosen and why
+};
+
+struct CaptureInfo {
+    std::vector<std::string> command;  // launched command, empty with -p
+    std::vector<uint32_t> pids;        // the target pids given or launched
+    uint64_t start_unix_ns = 0;
+    uint64_t start_mono_ns = 0;        // CLOCK_MONOTONIC at start (event clock)
+    uint64_t duration_ns = 0;
+    uint64_t events = 0;               // records received from the kernel
+    uint64_t lost_events = 0;          // everything lost anywhere (sum of lost_detail)
+    std::map<std::string, uint64_t> lost_detail;  // reason -> count
+    std::vector<ProbeStatus> probes;
+    std::string hostname;
+    std::string kernel_release;
+    std::string iolens_version;
+    std::optional<int> exit_status;    // of the launched command
+    std::map<std::string, uint64_t> kernel_counters;  // the BPF side's counters at the end
+    std::string stop_reason;           // why recording ended (signal, duration, ...)
+    // Set when the recording did not end cleanly (recorder killed, file
+    // truncated or corrupt): what we know and why the report is partial.
+    bool partial = false;
+    std::string partial_reason;
+};
+
+struct ProcessInfo {
+    uint32_t pid = 0;
+    uint32_t ppid = 0;
+    std::string comm;
+    std::vector<std::string> cmdline;
+    uint64_t start_ns = 0;  // monotonic; 0 if it predates the capture
+    uint64_t end_ns = 0;    // monotonic; 0 if still running at the end
+    std::optional<int> exit_code;
+};
+
+struct ProcessStats {
+    ProcessInfo info;
+    OpTable ops;
+};
+
+struct FileStats {
+    std::string path;  // absolute; "<dev 8:1 ino 1234>" when the open was not seen;
+                       // starts with ".../" when the kernel path walk stopped early
+    uint32_t dev = 0;  // kernel dev_t (major << 20 | minor)
+    uint64_t ino = 0;
+    uint64_t size = 0;
+    OpTable ops;
+    uint64_t sequential = 0;  // reads/writes whose offset continued the previous access
+    uint64_t random = 0;      // reads/writes at any other offset
+};
+
+struct Report {
+    CaptureInfo capture;
+    OpTable totals;
+    std::vector<ProcessStats> processes;  // by pid, then start (a reused pid appears twice)
+    std::vector<FileStats> files;         // by bytes read+written, descending; capped
+    uint64_t files_total = 0;             // files seen, including those left out
+    uint64_t files_omitted = 0;           // files_total - files.size()
+};
+
+// "major:minor" of a kernel dev_t.
+uint32_t dev_major(uint32_t dev);
+uint32_t dev_minor(uint32_t dev);
+
+// Derived figures the renderers show, defined once here so that the terminal
+// and the JSON views cannot disagree on them.
+uint64_t rw_bytes(const OpTable& ops);       // read + write bytes
+uint64_t total_time_ns(const OpTable& ops);  // time in all traced calls
+// The n processes that moved the most read + write bytes (ties: lower pid first).
+std::vector<const ProcessStats*> top_processes(const Report& report, size_t n);
+
+}  // namespace iolens::model

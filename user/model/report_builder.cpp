@@ -1,0 +1,329 @@
+#include "model/report_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "model/record_text.h"
+
+namespace iolens::model {
+
+namespace {
+
+// Two packed 64-bit words: (dev, ino) for files, (pid << 32 | dev, ino) for
+// the per-process file positions. One hash lookup per event, no allocation
+// once the key has been seen.
+struct Key {
+    uint64_t a, b;
+    bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+    size_t operator()(const Key& k) const {
+        uint64_t h = k.b ^ (k.a * 0x9e3779b97f4a7c15ull);
+        h ^= h >> 32;
+        h *= 0xd6e8feb86659fd93ull;
+        h ^= h >> 32;
+        return static_cast<size_t>(h);
+    }
+};
+
+Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
+Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) {
+    return {uint64_t{pid} << 32 | dev, ino};
+}
+
+// Records are copied out of the stream: it holds them back to back at any
+// alignment, so reading the structs in place would be undefined behaviour.
+template <typename T>
+T load(const std::byte* p, size_t bytes = sizeof(T)) {
+    T v;
+    std::memcpy(&v, p, bytes);
+    return v;
+}
+
+void account(OpStats& s, const iolens_syscall_rec& r) {
+    s.calls++;
+    s.time_ns += r.duration_ns;
+    s.latency_ns.add(r.duration_ns);
+    s.requested_bytes += r.requested;
+    if (r.ret < 0) {
+        s.errors++;
+        return;
+    }
+    switch (r.op) {
+    case IOLENS_OP_READ:
+    case IOLENS_OP_WRITE:
+    case IOLENS_OP_READDIR:
+        s.bytes += static_cast<uint64_t>(r.ret);
+        s.size_bytes.add(static_cast<uint64_t>(r.ret));
+        break;
+    case IOLENS_OP_MMAP:  // ret is the address; the mapping is the length asked for
+        s.bytes += r.requested;
+        s.size_bytes.add(r.requested);
+        break;
+    default:
+        break;
+    }
+}
+
+}  // namespace
+
+struct ReportBuilder::State {
+    BuilderOptions options;
+    CaptureInfo capture;
+    OpTable totals;
+    std::unordered_map<uint32_t, ProcessStats> processes;
+    std::vector<ProcessStats> retired;  // exited processes whose pid was reused later
+    std::unordered_map<Key, FileStats, KeyHash> files;
+    // Per (pid, dev, ino): the file offset where the previous read/write ended.
+    std::unordered_map<Key, uint64_t, KeyHash> next_offset;
+    uint64_t records = 0;
+    uint64_t skipped = 0;
+    // One-entry caches: a process issues its calls in runs, mostly on one
+    // file, so most events skip the hash lookups. unordered_map nodes never
+    // move, so the pointers stay valid.
+    uint32_t last_pid = 0;
+    ProcessStats* last_process = nullptr;
+    Key last_file{};
+    FileStats* last_file_stats = nullptr;
+
+    ProcessStats& process(uint32_t pid) {
+        if (last_process && last_pid == pid) return *last_process;
+        auto [it, inserted] = processes.try_emplace(pid);
+        if (inserted) it->second.info.pid = pid;
+        last_pid = pid;
+        last_process = &it->second;
+        return it->second;
+    }
+
+    FileStats& file(uint32_t dev, uint64_t ino) {
+        const Key k = file_key(dev, ino);
+        if (last_file_stats && last_file == k) return *last_file_stats;
+        auto [it, inserted] = files.try_emplace(k);
+        if (inserted) {
+            it->second.dev = dev;
+            it->second.ino = ino;
+        }
+        last_file = k;
+        last_file_stats = &it->second;
+        return it->second;
+    }
+
+    void on_syscall(const iolens_syscall_rec& r);
+    void on_file(const iolens_file_rec& r, const char* path);
+    void on_fork(const iolens_proc_rec& r);
+    void on_exec(const iolens_exec_rec& r, const char* args);
+    void on_exit(const iolens_proc_rec& r);
+};
+
+void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r) {
+    if (r.op >= kOpCount) {  // a class added by a newer kernel side
+        skipped++;
+        return;
+    }
+    account(totals[r.op], r);
+    account(process(r.pid).ops[r.op], r);
+    if (!(r.flags & IOLENS_SC_HAS_FILE)) return;
+    FileStats& f = file(r.dev, r.ino);
+    account(f.ops[r.op], r);
+
+    // Sequential: the access starts where this process's previous access to
+    // the file ended (or at 0 for its first). Per process, because DataLoader
+    // workers reading disjoint shards of one file would otherwise look random.
+    if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
+        r.ret <= 0)
+        return;
+    uint64_t& next = next_offset.try_emplace(position_key(r.pid, r.dev, r.ino), 0).first->second;
+    if (r.offset == next)  // a first access starts "after" offset 0
+        f.sequential++;
+    else
+        f.random++;
+    next = r.offset + static_cast<uint64_t>(r.ret);
+}
+
+void ReportBuilder::State::on_file(const iolens_file_rec& r, const char* path) {
+    FileStats& f = file(r.dev, r.ino);
+    f.path = path_from_components(path, r.path_len, r.flags & IOLENS_FILE_TRUNCATED);
+    f.size = r.size;
+}
+
+void ReportBuilder::State::on_fork(const iolens_proc_rec& r) {
+    auto it = processes.find(r.pid);
+    if (it != processes.end() && it->second.info.end_ns != 0) {
+        // The pid was reused after the earlier process exited: keep both.
+        retired.push_back(std::move(it->second));
+        it->second = ProcessStats{};
+        it->second.info.pid = r.pid;
+    }
+    ProcessInfo& p = process(r.pid).info;
+    p.ppid = r.ppid;
+    p.comm = comm_string(r.comm, sizeof r.comm);
+    p.start_ns = r.ts_ns;
+    // A forked child runs the parent's program until it execs.
+    if (auto parent = processes.find(r.ppid); parent != processes.end() && p.cmdline.empty())
+        p.cmdline = parent->second.info.cmdline;
+}
+
+void ReportBuilder::State::on_exec(const iolens_exec_rec& r, const char* args) {
+    ProcessInfo& p = process(r.pid).info;
+    p.comm = comm_string(r.comm, sizeof r.comm);
+    p.cmdline = split_args(args, r.args_len);
+    if (p.start_ns == 0) p.start_ns = r.ts_ns;
+    if (p.ppid == 0) p.ppid = r.ppid;
+}
+
+void ReportBuilder::State::on_exit(const iolens_proc_rec& r) {
+    ProcessInfo& p = process(r.pid).info;
+    p.end_ns = r.ts_ns;
+    p.exit_code = r.exit_code;
+    if (p.comm.empty()) p.comm = comm_string(r.comm, sizeof r.comm);
+    if (p.ppid == 0) p.ppid = r.ppid;
+}
+
+ReportBuilder::ReportBuilder(BuilderOptions options) : state_(std::make_unique<State>()) {
+    state_->options = options;
+}
+
+ReportBuilder::~ReportBuilder() = default;
+
+void ReportBuilder::set_capture(const CaptureInfo& capture) { state_->capture = capture; }
+
+void ReportBuilder::add_process(const ProcessInfo& info) {
+    // Keep whatever was counted already; the caller knows the process better.
+    state_->process(info.pid).info = info;
+}
+
+uint64_t ReportBuilder::records_seen() const { return state_->records; }
+uint64_t ReportBuilder::records_skipped() const { return state_->skipped; }
+
+Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
+    State& s = *state_;
+    const std::byte* base = records.data();
+    const size_t total = records.size();
+    size_t off = 0;
+    const auto malformed = [&](const std::string& what) {
+        return make_error(fmt::format(
+            "malformed record stream at byte offset {} of {}: {}; the {} records before it were "
+            "kept (the recording is truncated or corrupt, or was written by an incompatible "
+            "iolens)",
+            off, total, what, s.records));
+    };
+    while (off < total) {
+        const size_t left = total - off;
+        if (left < sizeof(iolens_rec_hdr))
+            return malformed(fmt::format("{} trailing bytes, too few for a record header", left));
+        const auto hdr = load<iolens_rec_hdr>(base + off);
+        if (hdr.size < sizeof(iolens_rec_hdr))
+            return malformed(fmt::format("record of type {} claims size {}, smaller than its "
+                                         "{}-byte header",
+                                         hdr.type, hdr.size, sizeof(iolens_rec_hdr)));
+        if (hdr.size > left)
+            return malformed(fmt::format("record of type {} claims size {} but only {} bytes "
+                                         "remain",
+                                         hdr.type, hdr.size, left));
+        const std::byte* rec = base + off;
+        const auto too_short = [&](const char* name, size_t need) {
+            return malformed(fmt::format("{} record of size {} is shorter than the {} bytes "
+                                         "it needs",
+                                         name, hdr.size, need));
+        };
+        switch (hdr.type) {
+        case IOLENS_REC_SYSCALL:
+            if (hdr.size < sizeof(iolens_syscall_rec))
+                return too_short("syscall", sizeof(iolens_syscall_rec));
+            s.on_syscall(load<iolens_syscall_rec>(rec));
+            break;
+        case IOLENS_REC_FILE: {
+            constexpr size_t fixed = offsetof(iolens_file_rec, path);
+            if (hdr.size < fixed) return too_short("file", fixed);
+            const auto r = load<iolens_file_rec>(rec, fixed);
+            if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
+                return malformed(fmt::format("file record of size {} claims a {}-byte path",
+                                             hdr.size, r.path_len));
+            s.on_file(r, reinterpret_cast<const char*>(rec + fixed));
+            break;
+        }
+        case IOLENS_REC_FORK:
+        case IOLENS_REC_EXIT:
+            if (hdr.size < sizeof(iolens_proc_rec))
+                return too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit",
+                                 sizeof(iolens_proc_rec));
+            if (hdr.type == IOLENS_REC_FORK)
+                s.on_fork(load<iolens_proc_rec>(rec));
+            else
+                s.on_exit(load<iolens_proc_rec>(rec));
+            break;
+        case IOLENS_REC_EXEC: {
+            constexpr size_t fixed = offsetof(iolens_exec_rec, args);
+            if (hdr.size < fixed) return too_short("exec", fixed);
+            const auto r = load<iolens_exec_rec>(rec, fixed);
+            if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
+                return malformed(fmt::format("exec record of size {} claims {} bytes of "
+                                             "arguments",
+                                             hdr.size, r.args_len));
+            s.on_exec(r, reinterpret_cast<const char*>(rec + fixed));
+            break;
+        }
+        default:  // a record type this reader does not know: skip it whole
+            s.skipped++;
+            break;
+        }
+        s.records++;
+        off += hdr.size;
+    }
+    return {};
+}
+
+Report ReportBuilder::finish() const {
+    const State& s = *state_;
+    Report r;
+    r.capture = s.capture;
+    r.totals = s.totals;
+
+    r.processes.reserve(s.processes.size() + s.retired.size());
+    for (const auto& p : s.retired) r.processes.push_back(p);
+    for (const auto& [pid, p] : s.processes) r.processes.push_back(p);
+    std::sort(r.processes.begin(), r.processes.end(), [](const auto& a, const auto& b) {
+        if (a.info.pid != b.info.pid) return a.info.pid < b.info.pid;
+        return a.info.start_ns < b.info.start_ns;
+    });
+
+    // Only files some call touched: a FILE record alone (an open whose
+    // syscall record was lost) says nothing about I/O. Rank pointers, copy the
+    // top max_files only: there may be millions of files.
+    std::vector<const FileStats*> ranked;
+    ranked.reserve(s.files.size());
+    for (const auto& [key, f] : s.files) {
+        bool touched = false;
+        for (const auto& op : f.ops) touched |= op.calls != 0;
+        if (touched) ranked.push_back(&f);
+    }
+    // Bytes descending, then path; files never named (empty path) after the
+    // named ones, by device and inode, so the order is deterministic.
+    const auto order = [](const FileStats* a, const FileStats* b) {
+        const uint64_t ba = rw_bytes(a->ops), bb = rw_bytes(b->ops);
+        if (ba != bb) return ba > bb;
+        if (a->path.empty() != b->path.empty()) return b->path.empty();
+        if (a->path != b->path) return a->path < b->path;
+        if (a->dev != b->dev) return a->dev < b->dev;
+        return a->ino < b->ino;
+    };
+    const size_t keep = std::min(ranked.size(), s.options.max_files);
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
+                      ranked.end(), order);
+    r.files_total = ranked.size();
+    r.files_omitted = ranked.size() - keep;
+    r.files.reserve(keep);
+    for (size_t i = 0; i < keep; ++i) {
+        r.files.push_back(*ranked[i]);
+        if (r.files.back().path.empty())
+            r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
+    }
+    return r;
+}
+
+}  // namespace iolens::model

@@ -1,0 +1,45 @@
+#pragma once
+// Builds the Report from the raw records the kernel emitted (struct
+// iolens_*_rec from iolens/abi.h), in the order they were recorded. Used live by
+// `record` and again by `report` on a recording file: the same code both times.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "model/report.h"
+#include "util/result.h"
+
+namespace iolens::model {
+
+struct BuilderOptions {
+    size_t max_files = 10000;  // files listed in the report; the rest are counted
+};
+
+class ReportBuilder {
+public:
+    explicit ReportBuilder(BuilderOptions options = {});
+    ~ReportBuilder();
+    ReportBuilder(const ReportBuilder&) = delete;
+    ReportBuilder& operator=(const ReportBuilder&) = delete;
+
+    void set_capture(const CaptureInfo& capture);
+    // A process known before its first event (the launched command, or a process
+    // found under the -p target at attach time).
+    void add_process(const ProcessInfo& info);
+    // A byte stream of whole records. Stops at the first malformed record and
+    // returns an error naming its byte offset in `records` (the records before
+    // it are kept). Records of unknown type are skipped by their size.
+    Result<void> add_records(std::span<const std::byte> records);
+    uint64_t records_seen() const;     // well-formed records walked, skipped ones included
+    uint64_t records_skipped() const;  // unknown record types or syscall classes (newer kernel side)
+
+    Report finish() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace iolens::model

@@ -1,0 +1,59 @@
+#pragma once
+// Internal to the recording module: explicit little-endian encoding of the file
+// and chunk headers (never struct dumps, whose padding and byte order are
+// implicit), and errno text for messages.
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+#include <zlib.h>
+
+namespace iolens::recording::detail {
+
+inline void put_le32(uint8_t* p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline void put_le64(uint8_t* p, uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline uint32_t get_le32(const uint8_t* p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+    return v;
+}
+inline uint64_t get_le64(const uint8_t* p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+    return v;
+}
+
+// Byte offsets inside the 64-byte file header.
+inline constexpr size_t kOffMagic = 0;
+inline constexpr size_t kOffVersion = 8;
+inline constexpr size_t kOffHeaderSize = 12;
+inline constexpr size_t kOffRequired = 16;
+inline constexpr size_t kOffOptional = 24;
+// Bytes 32..63 are reserved and written as zero.
+
+// Byte offsets inside the 16-byte chunk header.
+inline constexpr size_t kOffChunkMagic = 0;
+inline constexpr size_t kOffChunkType = 4;
+inline constexpr size_t kOffChunkSize = 8;
+inline constexpr size_t kOffChunkCrc = 12;
+
+// Largest header_size a format-1 reader accepts (bytes past 64 are skipped).
+inline constexpr uint32_t kMaxHeaderSize = 64 * 1024;
+
+// strerror text for an errno value (thread-safe, unlike std::strerror).
+inline std::string errno_text(int err) { return std::generic_category().message(err); }
+
+// CRC-32 (zlib's, the common IEEE polynomial) of a payload. Payloads are
+// capped at kMaxChunkPayload, so the length fits zlib's uInt.
+inline uint32_t payload_crc(const void* data, size_t size) {
+    return static_cast<uint32_t>(
+        ::crc32(0L, static_cast<const Bytef*>(data), static_cast<uInt>(size)));
+}
+
+}  // namespace iolens::recording::detail

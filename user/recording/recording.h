@@ -1,0 +1,140 @@
+#pragma once
+// The recording file: everything `report` needs to rebuild the summary without
+// privileges. Layout (all integers little-endian, encoded field by field):
+//
+//   FileHeader (64 bytes): magic "IOLENSRC" (8 bytes), u32 format version,
+//                          u32 header size, u64 required-feature bits,
+//                          u64 optional-feature bits, 32 reserved zero bytes.
+//   Chunk*:                ChunkHeader {u32 magic "CHNK", u32 type,
+//                          u32 payload size, u32 CRC-32 of the payload}
+//                          (16 bytes) + payload (at most kMaxChunkPayload).
+//
+// Chunk types (append-only): META (JSON: host, kernel, command, pids, probes,
+// clocks, options), RECORDS (a byte stream of whole kernel records from
+// iolens/abi.h, copied verbatim), PROCESS (JSON: a process known at attach),
+// END (JSON: end time, exit status, kernel counters, lost events).
+// A reader skips chunk types it does not know; it refuses a file whose
+// required-feature bits it does not know, naming them.
+//
+// Crash safety: chunks are appended and flushed as they fill, each with one
+// write loop, so a recorder that is killed leaves every chunk written so far
+// intact. The reader stops at a truncated or corrupt chunk and reports how far
+// it got.
+//
+// Nothing here needs BPF or privileges. A Writer is not thread-safe.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace iolens::recording {
+
+inline constexpr char kMagic[8] = {'I', 'O', 'L', 'E', 'N', 'S', 'R', 'C'};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFileHeaderSize = 64;
+// The chunk magic: the bytes "CHNK" on disk (0x4B4E4843 as a little-endian u32).
+inline constexpr uint32_t kChunkMagic = 0x4B4E4843u;
+inline constexpr uint32_t kChunkHeaderSize = 16;
+// Largest payload a chunk may carry. The reader treats a bigger size as
+// corruption, so a damaged size field never makes it allocate gigabytes.
+inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
+
+// Required features this reader understands (bits; append-only).
+inline constexpr uint64_t kFeatureRecordsV1 = 1ull << 0;  // RECORDS chunks hold abi.h v1 records
+inline constexpr uint64_t kKnownRequiredFeatures = kFeatureRecordsV1;
+
+enum class ChunkType : uint32_t {
+    Meta = 1,
+    Records = 2,
+    Process = 3,
+    End = 4,
+};
+
+struct Chunk {
+    ChunkType type;  // may hold a value not listed above (a newer writer's type)
+    std::vector<std::byte> payload;
+};
+
+// The payload as text (META, PROCESS and END chunks hold JSON).
+inline std::string_view payload_text(const Chunk& chunk) {
+    return {reinterpret_cast<const char*>(chunk.payload.data()), chunk.payload.size()};
+}
+
+struct WriterOptions {
+    bool force = false;  // replace an existing file (unlinking it first, never following it)
+    size_t flush_bytes = 1 << 20;  // RECORDS chunk size that triggers a write
+};
+
+// Writes a recording. Creates the file with mode 0600 (whatever the umask),
+// O_EXCL and O_NOFOLLOW: it never truncates or writes through a file it did not
+// create. With force, an existing path is unlinked first (a symlink itself, not
+// its target); a directory is refused.
+//
+// After a failed write (disk full, ...) the file is cut back to the last whole
+// chunk and every later call returns an Error: the file stays a readable,
+// partial recording.
+class Writer {
+public:
+    static Result<std::unique_ptr<Writer>> create(const std::string& path, WriterOptions options);
+    ~Writer();  // flushes what is buffered, closes; never throws
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+
+    // Writes one chunk holding json_text (META, PROCESS, END). Buffered RECORDS
+    // are written out first, so chunks reach the file in call order.
+    Result<void> write_json_chunk(ChunkType type, const std::string& json_text);
+    // Appends whole records to the current RECORDS chunk, writing it out once it
+    // reaches flush_bytes. The records must be complete (never split); a single
+    // call may carry at most kMaxChunkPayload bytes.
+    Result<void> append_records(std::span<const std::byte> records);
+    // Writes out the buffered RECORDS chunk now (e.g. on a timer). Does nothing
+    // when nothing is buffered.
+    Result<void> flush();
+    // Flushes and closes the file, reporting any error (the destructor can only
+    // log). Later calls return an Error.
+    Result<void> close();
+
+    const std::string& path() const;
+    // Bytes in the file so far (header and whole chunks; not the buffer).
+    uint64_t bytes_written() const;
+
+private:
+    Writer() = default;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct ReadOutcome {
+    std::vector<Chunk> chunks;     // every intact chunk, in order (read_file only)
+    uint64_t chunks_read = 0;      // intact chunks read (also counted when streaming)
+    bool complete = false;         // an END chunk was read and nothing followed it
+    bool stopped = false;          // read_file_streaming: on_chunk returned false
+    std::string problem;           // why reading stopped early or is partial (empty if
+                                   // complete or stopped by on_chunk)
+    uint64_t bytes_read = 0;       // end of the last intact chunk
+    uint64_t file_size = 0;
+    uint32_t format_version = 0;
+    uint64_t required_features = 0;
+    uint64_t optional_features = 0;
+};
+
+// Reads a recording. Returns an Error when the file cannot be opened or is not
+// an iolens recording at all (not a regular file, empty, shorter than the
+// header, bad magic, newer format, unknown required features); otherwise the
+// chunks it could read and, if it stopped early, why.
+Result<ReadOutcome> read_file(const std::string& path);
+
+// Streaming variant for large recordings: calls on_chunk for each chunk as it is
+// read, so a 10-million-event file never sits in memory at once. The Chunk
+// passed is only valid during the call (its buffer is reused). on_chunk returns
+// false to stop (outcome.stopped is then set). outcome.chunks stays empty.
+Result<ReadOutcome> read_file_streaming(const std::string& path,
+    const std::function<bool(const Chunk&)>& on_chunk);
+
+}  // namespace iolens::recording

@@ -1,0 +1,215 @@
+// Recording writer: creates the file safely, then appends whole chunks.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "recording/format.h"
+#include "recording/recording.h"
+
+namespace iolens::recording {
+
+using detail::errno_text;
+
+namespace {
+
+bool is_directory_nofollow(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Error directory_error(const std::string& path) {
+    return make_error(path + " is a directory; give a file name for the recording");
+}
+
+// Writes every byte of iov[0..count) with one loop, resuming after partial
+// writes and EINTR. Returns 0 or the errno of the failure.
+int write_all(int fd, struct iovec* iov, int count) {
+    int first = 0;
+    while (first < count) {
+        ssize_t n = ::writev(fd, iov + first, count - first);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (n == 0) return ENOSPC;  // no progress on a regular file: treat as full
+        auto left = static_cast<size_t>(n);
+        while (first < count && left >= iov[first].iov_len) {
+            left -= iov[first].iov_len;
+            ++first;
+        }
+        if (first < count) {
+            iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+            iov[first].iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+struct Writer::Impl {
+    std::string path;
+    int fd = -1;
+    size_t flush_bytes = 0;
+    std::vector<std::byte> records;  // the RECORDS chunk being filled
+    uint64_t written = 0;            // bytes in the file: header + whole chunks
+    std::string failure;             // set once a write failed or the file was closed
+
+    Result<void> usable() const {
+        if (!failure.empty()) return make_error(failure);
+        return {};
+    }
+
+    Result<void> write_chunk(ChunkType type, const void* data, size_t size) {
+        if (auto ok = usable(); !ok) return ok;
+        if (size > kMaxChunkPayload) {
+            return make_error("cannot write a " + std::to_string(size) + "-byte chunk to " + path +
+                              ": over the " + std::to_string(kMaxChunkPayload >> 20) +
+                              " MiB chunk limit");
+        }
+        uint8_t header[kChunkHeaderSize] = {};
+        detail::put_le32(header + detail::kOffChunkMagic, kChunkMagic);
+        detail::put_le32(header + detail::kOffChunkType, static_cast<uint32_t>(type));
+        detail::put_le32(header + detail::kOffChunkSize, static_cast<uint32_t>(size));
+        detail::put_le32(header + detail::kOffChunkCrc, detail::payload_crc(data, size));
+        struct iovec iov[2] = {
+            {header, sizeof(header)},
+            {const_cast<void*>(data), size},
+        };
+        int err = write_all(fd, iov, size > 0 ? 2 : 1);
+        if (err != 0) {
+            // Cut the file back to the last whole chunk (this file is ours: we
+            // created it), so it stays a clean partial recording.
+            int rc;
+            do {
+                rc = ::ftruncate(fd, static_cast<off_t>(written));
+            } while (rc != 0 && errno == EINTR);
+            failure = "cannot write to " + path + ": " + errno_text(err) +
+                      (rc == 0 ? " (the recording keeps its first " : " (a partial chunk follows its first ") +
+                      std::to_string(written) + " bytes)";
+            return make_error(failure);
+        }
+        written += sizeof(header) + size;
+        return {};
+    }
+
+    Result<void> flush_records() {
+        if (records.empty()) return usable();
+        auto r = write_chunk(ChunkType::Records, records.data(), records.size());
+        records.clear();  // written, or lost with the failed write (the error says so)
+        return r;
+    }
+};
+
+Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, WriterOptions options) {
+    if (path.empty()) return make_error("no file name given for the recording");
+
+    if (options.force && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        int err = errno;
+        // unlink never follows a symlink; on a directory Linux says EISDIR
+        // (POSIX allows EPERM).
+        if (err == EISDIR || (err == EPERM && is_directory_nofollow(path))) {
+            return directory_error(path);
+        }
+        return make_error("cannot replace " + path + ": " + errno_text(err));
+    }
+
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int err = errno;
+        if (err == EEXIST) {
+            if (is_directory_nofollow(path)) return directory_error(path);
+            return make_error(path + " exists; use -f to replace it");
+        }
+        return make_error("cannot create " + path + ": " + errno_text(err));
+    }
+    // The umask may have taken bits away (or a 0 umask left them); the recording
+    // holds paths and command lines, so it is private to its owner: exactly 0600.
+    auto abandon = [&](const std::string& what, int err) -> Error {
+        ::close(fd);
+        ::unlink(path.c_str());  // we created it a moment ago with O_EXCL
+        return make_error(what + " " + path + ": " + errno_text(err));
+    };
+    if (::fchmod(fd, 0600) != 0) return abandon("cannot set mode 0600 on", errno);
+
+    uint8_t header[kFileHeaderSize] = {};
+    std::memcpy(header + detail::kOffMagic, kMagic, sizeof(kMagic));
+    detail::put_le32(header + detail::kOffVersion, kFormatVersion);
+    detail::put_le32(header + detail::kOffHeaderSize, kFileHeaderSize);
+    detail::put_le64(header + detail::kOffRequired, kFeatureRecordsV1);
+    detail::put_le64(header + detail::kOffOptional, 0);
+    struct iovec iov = {header, sizeof(header)};
+    if (int err = write_all(fd, &iov, 1); err != 0) return abandon("cannot write to", err);
+
+    std::unique_ptr<Writer> w(new Writer());
+    w->impl_ = std::make_unique<Impl>();
+    w->impl_->path = path;
+    w->impl_->fd = fd;
+    w->impl_->flush_bytes = std::min<size_t>(options.flush_bytes, kMaxChunkPayload);
+    w->impl_->records.reserve(std::min<size_t>(w->impl_->flush_bytes, 4u << 20));
+    w->impl_->written = sizeof(header);
+    return w;
+}
+
+Writer::~Writer() {
+    if (!impl_ || impl_->fd < 0) return;
+    try {
+        if (impl_->failure.empty() && !impl_->records.empty()) {
+            if (auto r = impl_->flush_records(); !r) spdlog::warn("recording: {}", r.error().message);
+        }
+    } catch (...) {
+        // Never throw from a destructor (spdlog formatting or allocation).
+    }
+    ::close(impl_->fd);
+    impl_->fd = -1;
+}
+
+Result<void> Writer::write_json_chunk(ChunkType type, const std::string& json_text) {
+    if (auto r = impl_->flush_records(); !r) return r;
+    return impl_->write_chunk(type, json_text.data(), json_text.size());
+}
+
+Result<void> Writer::append_records(std::span<const std::byte> records) {
+    if (auto ok = impl_->usable(); !ok) return ok;
+    if (records.empty()) return {};
+    if (records.size() > kMaxChunkPayload) {
+        return make_error("cannot add " + std::to_string(records.size()) + " bytes of records to " +
+                          impl_->path + " at once: over the " +
+                          std::to_string(kMaxChunkPayload >> 20) + " MiB chunk limit");
+    }
+    // A chunk never exceeds the limit: write out what is buffered first.
+    if (impl_->records.size() + records.size() > kMaxChunkPayload) {
+        if (auto r = impl_->flush_records(); !r) return r;
+    }
+    impl_->records.insert(impl_->records.end(), records.begin(), records.end());
+    if (impl_->records.size() >= impl_->flush_bytes) return impl_->flush_records();
+    return {};
+}
+
+Result<void> Writer::flush() { return impl_->flush_records(); }
+
+Result<void> Writer::close() {
+    if (impl_->fd < 0) return impl_->usable();
+    // After an earlier failed write this returns that failure; close anyway.
+    Result<void> result = impl_->flush_records();
+    if (::close(impl_->fd) != 0 && result.ok()) {
+        result = make_error("cannot write to " + impl_->path + ": " + errno_text(errno));
+    }
+    impl_->fd = -1;
+    if (impl_->failure.empty()) impl_->failure = impl_->path + " is already closed";
+    return result;
+}
+
+const std::string& Writer::path() const { return impl_->path; }
+
+uint64_t Writer::bytes_written() const { return impl_->written; }
+
+}  // namespace iolens::recording

@@ -1,0 +1,21 @@
+#pragma once
+// The JSON view of a Report: the machine-readable contract documented in
+// docs/report-schema.md ("schema": "iolens.report", "version": 1). Keys may be
+// added in a version; removing or changing the meaning of one bumps it.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/report.h"
+
+namespace iolens::report {
+
+inline constexpr const char* kReportSchema = "iolens.report";
+inline constexpr int kReportVersion = 1;
+
+nlohmann::json report_to_json(const model::Report& report);
+// Pretty (2-space indent), newline-terminated. Bytes that are not UTF-8 (file
+// names are arbitrary bytes) become U+FFFD rather than failing the dump; use
+// this rather than dumping report_to_json() yourself.
+std::string report_to_json_text(const model::Report& report);
+
+}  // namespace iolens::report

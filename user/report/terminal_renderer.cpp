@@ -1,0 +1,229 @@
+#include "report/terminal_renderer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "report/text_format.h"
+
+namespace iolens::report {
+
+namespace {
+
+using model::Report;
+
+// ANSI SGR codes, applied after padding so they never count as columns.
+constexpr const char* kBold = "1";
+constexpr const char* kAlert = "1;31";  // bold red: data loss, partial report
+constexpr const char* kWarn = "33";     // yellow: degraded output
+constexpr const char* kRed = "31";
+
+class Painter {
+public:
+    explicit Painter(bool on) : on_(on) {}
+    std::string operator()(const char* sgr, const std::string& text) const {
+        return on_ ? "\x1b[" + std::string(sgr) + "m" + text + "\x1b[0m" : text;
+    }
+
+private:
+    bool on_;
+};
+
+struct Ctx {
+    std::ostream& out;
+    Painter paint;
+    size_t width;
+    size_t top_n;
+};
+
+void print_lines(Ctx& c, const std::vector<std::string>& lines, const char* sgr = nullptr) {
+    for (const auto& l : lines) c.out << (sgr ? c.paint(sgr, l) : l) << '\n';
+}
+
+std::string target_of(const model::CaptureInfo& cap) {
+    if (!cap.command.empty()) return shell_join(cap.command);
+    if (cap.pids.empty()) return "(target not recorded)";
+    std::string s = cap.pids.size() == 1 ? "pid " : "pids ";
+    for (size_t i = 0; i < cap.pids.size(); ++i) s += (i ? ", " : "") + std::to_string(cap.pids[i]);
+    return s;
+}
+
+void header(Ctx& c, const Report& r) {
+    const auto& cap = r.capture;
+    c.out << c.paint(kBold, "iolens") << "  " << elide_middle(target_of(cap), c.width - 8) << '\n';
+
+    std::string lost = count_fit(cap.lost_events, 13) + " lost";
+    c.out << "  duration " << human_ns(cap.duration_ns) << ", " << count_fit(cap.events, 13)
+          << " events, " << (cap.lost_events ? c.paint(kAlert, lost) : lost) << '\n';
+
+    std::vector<std::string> about;
+    if (!cap.hostname.empty()) about.push_back("host " + cap.hostname);
+    if (!cap.kernel_release.empty()) about.push_back("kernel " + cap.kernel_release);
+    if (!cap.iolens_version.empty()) about.push_back("iolens " + cap.iolens_version);
+    if (cap.exit_status) about.push_back("command exit status " + std::to_string(*cap.exit_status));
+    print_lines(c, join_items(about, c.width, "  "));
+
+    if (cap.lost_events) {
+        std::string detail;
+        for (const auto& [reason, n] : cap.lost_detail)
+            if (n) detail += (detail.empty() ? "" : ", ") + reason + " " + human_count(n);
+        std::string why = "events were lost";
+        if (!detail.empty()) why += " (" + detail + ")";
+        why += ": counts and times are lower bounds.";
+        print_lines(c, wrap(why, c.width, "warning: ", "         "), kAlert);
+    }
+    if (cap.partial) {
+        const std::string reason = cap.partial_reason.empty() ? "the recording did not end cleanly"
+                                                              : cap.partial_reason;
+        print_lines(c,
+                    wrap("PARTIAL REPORT: " + reason +
+                             ". It covers only what was recorded before that point.",
+                         c.width, "!! ", "!! "),
+                    kAlert);
+    }
+    for (const auto& p : cap.probes) {
+        if (p.attached) continue;
+        std::string text = "probe " + p.name + (p.hook.empty() ? "" : " (" + p.hook + ")") +
+                           " not attached" + (p.reason.empty() ? "" : ": " + p.reason);
+        print_lines(c, wrap(text, c.width, "warning: ", "         "), kWarn);
+    }
+}
+
+void class_table(Ctx& c, const Report& r) {
+    c.out << '\n' << c.paint(kBold, "Calls by class") << '\n';
+    c.out << "  " << pad_right("class", 8) << pad_left("calls", 12) << pad_left("errors", 9)
+          << pad_left("bytes", 11) << pad_left("time", 10) << pad_left("p50", 10)
+          << pad_left("p99", 10) << '\n';
+    for (int op = 0; op < model::kOpCount; ++op) {
+        const auto& s = r.totals[op];
+        if (s.calls == 0) continue;
+        // "-" where a class moves no bytes at all (open, close, ...); "0 B"
+        // where bytes were asked for and none came back.
+        const std::string bytes =
+            s.bytes == 0 && s.requested_bytes == 0 ? "-" : human_bytes(s.bytes);
+        const std::string errors = pad_left(count_fit(s.errors, 8), 9);
+        c.out << "  " << pad_right(model::op_name(op), 8) << pad_left(count_fit(s.calls, 11), 12)
+              << (s.errors ? c.paint(kRed, errors) : errors) << pad_left(bytes, 11)
+              << pad_left(human_ns(s.time_ns), 10)
+              << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
+              << pad_left(human_ns(s.latency_ns.percentile(0.99)), 10) << '\n';
+    }
+}
+
+void histograms(Ctx& c, const Report& r) {
+    const auto& read = r.totals[IOLENS_OP_READ];
+    if (read.size_bytes.count()) {
+        c.out << '\n' << c.paint(kBold, "Read sizes (bytes returned per successful read)") << '\n';
+        render_log2_histogram(read.size_bytes, "bytes", c.out, static_cast<int>(c.width));
+    }
+    if (read.latency_ns.count()) {
+        c.out << '\n' << c.paint(kBold, "Read latency (nanoseconds per call)") << '\n';
+        render_log2_histogram(read.latency_ns, "nsecs", c.out, static_cast<int>(c.width));
+    }
+}
+
+void process_table(Ctx& c, const Report& r) {
+    const auto top = model::top_processes(r, c.top_n);
+    if (top.empty()) return;
+    c.out << '\n'
+          << c.paint(kBold, "Top processes by bytes read + written") << " ("
+          << human_count(top.size()) << " of " << human_count(r.processes.size()) << ")\n";
+    c.out << "  " << pad_left("pid", 7) << ' ' << pad_right("comm", 15) << pad_left("reads", 11)
+          << pad_left("read bytes", 11) << pad_left("writes", 10) << pad_left("write bytes", 12)
+          << pad_left("io time", 10) << '\n';
+    for (const auto* p : top) {
+        const auto& rd = p->ops[IOLENS_OP_READ];
+        const auto& wr = p->ops[IOLENS_OP_WRITE];
+        c.out << "  " << pad_left(std::to_string(p->info.pid), 7) << ' '
+              << pad_right(elide_end(p->info.comm, 15), 15) << pad_left(count_fit(rd.calls, 10), 11)
+              << pad_left(human_bytes(rd.bytes), 11) << pad_left(count_fit(wr.calls, 9), 10)
+              << pad_left(human_bytes(wr.bytes), 12)
+              << pad_left(human_ns(model::total_time_ns(p->ops)), 10) << '\n';
+    }
+}
+
+// "97/3": the split of a file's reads and writes between sequential and random.
+std::string seq_rand(uint64_t seq, uint64_t rnd) {
+    if (seq + rnd == 0) return "-";
+    const auto s = static_cast<uint64_t>(
+        std::llround(100.0 * static_cast<double>(seq) / static_cast<double>(seq + rnd)));
+    return std::to_string(s) + "/" + std::to_string(100 - s);
+}
+
+void file_table(Ctx& c, const Report& r) {
+    if (r.files.empty()) return;
+    const size_t n = std::min(c.top_n, r.files.size());
+    const size_t path_w = c.width - 2 - 11 - 11 - 10;
+    c.out << '\n'
+          << c.paint(kBold, "Top files by bytes read + written") << " (" << human_count(n) << " of "
+          << human_count(r.files_total) << ")\n";
+    c.out << "  " << pad_right("path", path_w) << pad_left("reads", 11) << pad_left("bytes", 11)
+          << pad_left("seq/rand%", 10) << '\n';
+    for (size_t i = 0; i < n; ++i) {
+        const auto& f = r.files[i];
+        c.out << "  " << pad_right(elide_middle(f.path, path_w - 1), path_w)
+              << pad_left(count_fit(f.ops[IOLENS_OP_READ].calls, 10), 11)
+              << pad_left(human_bytes(model::rw_bytes(f.ops)), 11)
+              << pad_left(seq_rand(f.sequential, f.random), 10) << '\n';
+    }
+}
+
+size_t digits(uint64_t v) { return std::to_string(v).size(); }
+
+}  // namespace
+
+void render_log2_histogram(const model::Histogram& hist, const char* unit, std::ostream& out,
+                           int width) {
+    const auto buckets = hist.buckets(/*fill_gaps=*/true);
+    if (buckets.empty()) return;
+    // BCC prints inclusive ranges ("4 -> 7"); our hi is exclusive, except that
+    // the last bucket also holds UINT64_MAX itself.
+    const auto shown_hi = [](const model::Histogram::Bucket& b) {
+        return b.hi == UINT64_MAX ? UINT64_MAX : b.hi - 1;
+    };
+    size_t w = 10;
+    uint64_t max_count = 0;
+    for (const auto& b : buckets) {
+        w = std::max({w, digits(b.lo), digits(shown_hi(b))});
+        max_count = std::max(max_count, b.count);
+    }
+    const size_t cw = std::max<size_t>(8, digits(max_count));
+    const size_t fixed = 2 * w + 4 + 3 + cw + 2 + 1;  // everything but the stars
+    const size_t bar = std::clamp<size_t>(width > 0 && size_t(width) > fixed ? width - fixed : 0, 10, 40);
+
+    out << std::string(w / 2, ' ') << pad_right(unit, 2 * w + 4 - w / 2) << " : "
+        << pad_right("count", cw) << " distribution\n";
+    for (const auto& b : buckets) {
+        const auto stars = static_cast<size_t>(static_cast<double>(b.count) /
+                                               static_cast<double>(max_count) *
+                                               static_cast<double>(bar));
+        out << pad_left(std::to_string(b.lo), w) << " -> " << pad_right(std::to_string(shown_hi(b)), w)
+            << " : " << pad_right(std::to_string(b.count), cw) << " |"
+            << std::string(std::min(stars, bar), '*') << std::string(bar - std::min(stars, bar), ' ')
+            << "|\n";
+    }
+}
+
+void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& options) {
+    Ctx c{out, Painter(options.color), static_cast<size_t>(std::max(options.width, 72)),
+          options.top_n};
+    header(c, r);
+    bool any = false;
+    for (const auto& s : r.totals) any |= s.calls != 0;
+    if (!any) {
+        c.out << "\nNo traced I/O calls were recorded.\n";
+        return;
+    }
+    class_table(c, r);
+    histograms(c, r);
+    process_table(c, r);
+    file_table(c, r);
+    if (r.files_omitted)
+        print_lines(c, wrap(human_count(r.files_omitted) +
+                                " more files, each with fewer bytes, are counted in the totals "
+                                "but not listed in this report.",
+                            c.width, "  ", "  "));
+}
+
+}  // namespace iolens::report

@@ -1,0 +1,47 @@
+#pragma once
+// Formatting helpers for the terminal view: human units, and text that is safe
+// to print and measured in terminal columns. File names and command lines are
+// arbitrary bytes from the traced program, so everything shown passes through
+// printable() first: control characters would otherwise let a file name move
+// the cursor or change colours in the user's terminal.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iolens::report {
+
+std::string human_bytes(uint64_t bytes);  // "512 B", "1.50 KiB", "12.3 MiB", "123 GiB"
+std::string human_ns(uint64_t ns);        // "850 ns", "12.3 us", "1.23 ms", "45.7 s", "2.50 h", "113 d"
+std::string human_count(uint64_t n);      // "1,234,567"
+// human_count if it fits in width columns, else "12.3M"-style.
+std::string count_fit(uint64_t n, size_t width);
+
+// Control characters and bytes that are not UTF-8 become "\xNN"; the rest is
+// kept. The result is valid UTF-8 without control characters.
+std::string printable(std::string_view s);
+// Terminal columns of a printable() string (East Asian wide characters count 2).
+size_t display_width(std::string_view printable_text);
+// s made printable and shortened to at most width columns by replacing its
+// middle with "..." (the ends of a path say the most).
+std::string elide_middle(std::string_view s, size_t width);
+// s made printable, elided at the end with "..." to fit width.
+std::string elide_end(std::string_view s, size_t width);
+// Pad a printable string with spaces to width columns.
+std::string pad_left(std::string_view printable_text, size_t width);
+std::string pad_right(std::string_view printable_text, size_t width);
+// Lays items out on lines of at most width columns, separated by ", ", each
+// line starting with prefix; an item is never split (it is elided instead).
+std::vector<std::string> join_items(const std::vector<std::string>& items, size_t width,
+                                    std::string_view prefix);
+// Word-wrap s (made printable) into lines of at most width columns, the first
+// prefixed with first_prefix and the rest with next_prefix (prefixes included
+// in width). Over-long words are cut.
+std::vector<std::string> wrap(std::string_view s, size_t width, std::string_view first_prefix,
+                              std::string_view next_prefix);
+// argv as a shell would need it typed: arguments with spaces or quotes are
+// single-quoted.
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace iolens::report
