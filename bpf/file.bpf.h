@@ -24,21 +24,23 @@ struct iolens_file_info {
 	__u32 f_flags;
 };
 
-/* The struct file behind fd in the current task, or NULL. */
+/* The struct file behind fd in the current task, or NULL. The task, its
+ * files_struct and fdtable are BTF pointers, loaded directly; only the fd
+ * array slot needs a probe read (a variable index into a pointer array). */
 static __always_inline struct file *iolens_fd_file(int fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct files_struct *files = BPF_CORE_READ(task, files);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
 	struct fdtable *fdt;
 	struct file **fd_array;
 	struct file *file = NULL;
 
 	if (fd < 0 || !files)
 		return NULL;
-	fdt = BPF_CORE_READ(files, fdt);
-	if ((unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
-	fd_array = BPF_CORE_READ(fdt, fd);
+	fd_array = fdt->fd;
 	bpf_probe_read_kernel(&file, sizeof(file), &fd_array[fd]);
 	return file;
 }

@@ -65,17 +65,7 @@ static __always_inline int classify(long nr)
 	return -1;
 }
 
-static __always_inline void read_args(struct pt_regs *regs, __u64 *args)
-{
-	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	args[5] = IOLENS_SYSCALL_ARG6(regs);
-}
-
-static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
+static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_regs)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct iolens_file_info info;
@@ -93,7 +83,10 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 		iolens_count(IOLENS_CNT_STATE_FAIL);
 		return 0;
 	}
-	read_args(regs, st->args);
+	if (btf_regs)
+		IOLENS_SYSCALL_ARGS_BTF(regs, st->args);
+	else
+		IOLENS_SYSCALL_ARGS_CORE(regs, st->args);
 	st->nr = nr;
 	st->op = op;
 	st->close_has_file = 0;
@@ -296,7 +289,7 @@ static __always_inline int on_sys_exit(long ret)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 {
-	return on_sys_enter(regs, id);
+	return on_sys_enter(regs, id, true);
 }
 
 SEC("tp_btf/sys_exit")
@@ -309,7 +302,7 @@ int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 {
-	return on_sys_enter(regs, id);
+	return on_sys_enter(regs, id, false);
 }
 
 SEC("raw_tp/sys_exit")

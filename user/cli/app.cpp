@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include <spdlog/spdlog.h>
+
 namespace iolens::cli {
 
 void build_app(CLI::App& app, Action& action)
@@ -9,6 +11,9 @@ void build_app(CLI::App& app, Action& action)
         "Traces file syscalls of a command or a running process tree and\n"
         "summarizes them per process and per file.");
     app.require_subcommand(1);
+    // Debug logs show the facts of every run (hooks chosen, loads retried).
+    app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); },
+                          "Log debug details to stderr");
     register_record(app, action);
     register_report(app, action);
     register_check(app, action);
