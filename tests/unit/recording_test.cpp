@@ -108,16 +108,22 @@ std::string file_header(uint32_t version = 1, uint32_t header_size = 64,
     return h;
 }
 
-uint32_t crc_of(const std::string& payload) {
-    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()),
-                                       static_cast<uInt>(payload.size())));
+// The documented chunk CRC: CRC-32 over the type and size fields as stored,
+// then the payload.
+uint32_t crc_of(uint32_t type, const std::string& payload) {
+    std::string covered;
+    le32(covered, type);
+    le32(covered, static_cast<uint32_t>(payload.size()));
+    covered += payload;
+    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(covered.data()),
+                                       static_cast<uInt>(covered.size())));
 }
 
 std::string chunk(uint32_t type, const std::string& payload) {
     std::string c("CHNK", 4);
     le32(c, type);
     le32(c, static_cast<uint32_t>(payload.size()));
-    le32(c, crc_of(payload));
+    le32(c, crc_of(type, payload));
     return c + payload;
 }
 
@@ -860,10 +866,9 @@ TEST(RecordingReader, FlippedByteIsCorruptAtItsChunk) {
         size_t index = 0;
         while (starts[index + 1] <= pos) ++index;
         size_t in_chunk = pos - starts[index];
-        // The CRC covers the payload; type bytes (4..7) are not checked, and a
-        // damaged size (8..11) shows up as a CRC mismatch, a bad magic at the
-        // next chunk or a truncation: only "not complete" is certain.
-        if (in_chunk >= 4 && in_chunk < 8) continue;
+        // The CRC covers type, size and payload; a damaged size (8..11) may
+        // also show up as a truncation or an oversize payload first: only
+        // "not complete" is certain there.
         SCOPED_TRACE("byte " + std::to_string(pos) + " (chunk " + std::to_string(index) + ")");
         std::string data = full;
         data[pos] = static_cast<char>(data[pos] ^ 0x10);

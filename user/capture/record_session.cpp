@@ -374,7 +374,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     }
     if (auto r = write_json(writer, replay, recording::ChunkType::End, model::capture_to_json(capture)); !r)
         return r.error();
-    if (auto r = writer.flush(); !r)
+    if (auto r = writer.close(); !r)  // surfaces close-time errors too
         return r.error();
     if (!stream.error.empty())
         return make_error("recording incomplete: " + stream.error);

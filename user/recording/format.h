@@ -49,11 +49,19 @@ inline constexpr uint32_t kMaxHeaderSize = 64 * 1024;
 // strerror text for an errno value (thread-safe, unlike std::strerror).
 inline std::string errno_text(int err) { return std::generic_category().message(err); }
 
-// CRC-32 (zlib's, the common IEEE polynomial) of a payload. Payloads are
-// capped at kMaxChunkPayload, so the length fits zlib's uInt.
-inline uint32_t payload_crc(const void* data, size_t size) {
-    return static_cast<uint32_t>(
-        ::crc32(0L, static_cast<const Bytef*>(data), static_cast<uInt>(size)));
+// CRC-32 (zlib's, the common IEEE polynomial) of a chunk: its type and size
+// fields (as stored, little-endian) and then its payload. Covering type and
+// size means a damaged type cannot turn a RECORDS chunk into an "unknown"
+// one that readers would silently skip. Payloads are capped at
+// kMaxChunkPayload, so the length fits zlib's uInt.
+inline uint32_t chunk_crc(uint32_t type, const void* data, size_t size) {
+    uint8_t fields[8];
+    put_le32(fields, type);
+    put_le32(fields + 4, static_cast<uint32_t>(size));
+    uLong crc = ::crc32(0L, fields, sizeof(fields));
+    if (size == 0)  // zlib's crc32 returns 0 for a null buffer, whatever crc was
+        return static_cast<uint32_t>(crc);
+    return static_cast<uint32_t>(::crc32(crc, static_cast<const Bytef*>(data), static_cast<uInt>(size)));
 }
 
 }  // namespace iolens::recording::detail

@@ -253,7 +253,7 @@ Result<ReadOutcome> read_chunks(const std::string& path, const std::function<boo
             truncated();
             break;
         }
-        if (detail::payload_crc(chunk.payload.data(), size) != crc) {
+        if (detail::chunk_crc(type, chunk.payload.data(), size) != crc) {
             corrupt("CRC mismatch");
             break;
         }

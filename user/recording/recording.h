@@ -6,7 +6,7 @@
 //                          u32 header size, u64 required-feature bits,
 //                          u64 optional-feature bits, 32 reserved zero bytes.
 //   Chunk*:                ChunkHeader {u32 magic "CHNK", u32 type,
-//                          u32 payload size, u32 CRC-32 of the payload}
+//                          u32 payload size, u32 CRC-32 of type, size and payload}
 //                          (16 bytes) + payload (at most kMaxChunkPayload).
 //
 // Chunk types (append-only): META (JSON: host, kernel, command, pids, probes,

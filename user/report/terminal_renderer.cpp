@@ -74,8 +74,9 @@ void header(Ctx& c, const Report& r) {
         print_lines(c, wrap(why, c.width, "warning: ", "         "), kAlert);
     }
     if (cap.partial) {
-        const std::string reason = cap.partial_reason.empty() ? "the recording did not end cleanly"
-                                                              : cap.partial_reason;
+        std::string reason = cap.partial_reason.empty() ? "the recording did not end cleanly"
+                                                        : cap.partial_reason;
+        while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
         print_lines(c,
                     wrap("PARTIAL REPORT: " + reason +
                              ". It covers only what was recorded before that point.",
