@@ -86,6 +86,25 @@ TEST_F(Lifecycle, DurationEndsAnAttach)
     EXPECT_GE(j["capture"]["duration_ns"].get<uint64_t>(), 300'000'000u);
 }
 
+TEST_F(Lifecycle, SigtermToTheRecorderIsPassedToTheCommand)
+{
+    // attach-target waits for SIGUSR1 forever; SIGTERM's default action ends it.
+    Background rec({iolens_bin(), "record", "-o", dir / "rec.iolens", "--json", dir / "r.json", "--",
+                    workload_bin(), "attach-target", "--file", dir / "data.bin", "--children", "1", "--reads",
+                    "1"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    ASSERT_TRUE(rec.wait_for_line(false, "ready", 10000));
+    kill(rec.pid(), SIGTERM);
+    auto r = rec.wait();
+    EXPECT_EQ(r.exit_status, 128 + SIGTERM) << "the command's status, as a shell reports it\n" << r.err;
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["partial"], false);
+    EXPECT_EQ(j["capture"]["exit_status"], 128 + SIGTERM);
+    // What the command did before the signal was recorded: it created and
+    // opened its file (docs/workload.md, attach-target).
+    EXPECT_GE(j["totals"]["open"]["calls"].get<uint64_t>(), 1u);
+}
+
 TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
 {
     const std::string file = dir / "data.bin";
