@@ -127,7 +127,9 @@ static __always_inline long iolens_path_step(struct iolens_path_walk *w, struct 
 		w->vfsmnt = (struct vfsmount *)((char *)mnt_parent + bpf_core_field_offset(struct mount, mnt));
 		return 0;
 	}
-	if (w->off > IOLENS_PATH_BYTES - 256) /* no room for another NAME_MAX component */
+	/* Room for another NAME_MAX component; keeps off below IOLENS_PATH_BYTES
+	 * so the masked length in the record can never wrap to 0. */
+	if (w->off >= IOLENS_PATH_BYTES - 256)
 		return 1;
 	const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
 	long n = bpf_probe_read_kernel_str(&rec->path[w->off & (IOLENS_PATH_BYTES - 1)], 256, name);

@@ -132,6 +132,8 @@ json capture_to_json(const CaptureInfo& c) {
         {"exit_status", c.exit_status ? json(*c.exit_status) : json(nullptr)},
         {"partial", c.partial},
         {"partial_reason", c.partial_reason},
+        {"stop_reason", c.stop_reason},
+        {"kernel_counters", c.kernel_counters},
     };
 }
 
@@ -152,7 +154,9 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("iolens_version", out.iolens_version)
         .get("exit_status", out.exit_status)
         .get("partial", out.partial)
-        .get("partial_reason", out.partial_reason);
+        .get("partial_reason", out.partial_reason)
+        .get("stop_reason", out.stop_reason)
+        .get("kernel_counters", out.kernel_counters);
     if (f.error()) return *f.error();
     c = std::move(out);
     return {};

@@ -36,10 +36,10 @@ Result<void> Replay::apply(const recording::Chunk& chunk)
         auto j = parse_json_chunk(chunk, end ? "END" : "META");
         if (!j)
             return j.error();
-        auto capture = capture_from_json(*j);
-        if (!capture)
-            return capture.error();
-        capture_ = std::move(*capture);
+        // META describes the start; END adds what is known at the end on top
+        // of it (keys it lacks keep their META values).
+        if (auto r = update_capture_from_json(*j, capture_); !r)
+            return r.error();
         builder_.set_capture(capture_);
         (end ? saw_end_ : saw_meta_) = true;
         return {};

@@ -62,6 +62,7 @@ void header(Ctx& c, const Report& r) {
     if (!cap.kernel_release.empty()) about.push_back("kernel " + cap.kernel_release);
     if (!cap.iolens_version.empty()) about.push_back("iolens " + cap.iolens_version);
     if (cap.exit_status) about.push_back("command exit status " + std::to_string(*cap.exit_status));
+    if (!cap.stop_reason.empty()) about.push_back("ended: " + cap.stop_reason);
     print_lines(c, join_items(about, c.width, "  "));
 
     if (cap.lost_events) {
