@@ -148,6 +148,33 @@ TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
     EXPECT_EQ(r.exit_status, 0) << r.err;
 }
 
+TEST_F(Lifecycle, TheRecorderNeverTracesItself)
+{
+    // The shell runs iolens as its child, so iolens is inside the tree it
+    // was asked to trace; its own recording writes must not be counted. The
+    // shell's only file I/O afterwards is none at all (it waits).
+    const std::string script = std::string(iolens_bin()) + " record -p $$ -d 500ms -o " + (dir / "rec.iolens") +
+                               " --json " + (dir / "r.json") + " >/dev/null; exit $?";  // not the last command: sh must fork
+    auto r = run({"/bin/sh", "-c", script});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["totals"]["write"]["calls"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], 0);
+    for (const auto& p : j["processes"])
+        EXPECT_NE(p["comm"], "iolens");
+}
+
+TEST_F(Lifecycle, WithoutPrivilegesRecordSaysWhichAreNeeded)
+{
+    auto r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", iolens_bin(), "record", "-o",
+                  dir / "x", "--", "true"});
+    EXPECT_EQ(r.exit_status, 1);
+    EXPECT_NE(r.err.find("CAP_BPF and CAP_PERFMON"), std::string::npos) << r.err;
+    auto c = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", iolens_bin(), "check"});
+    EXPECT_EQ(c.exit_status, 1);
+    EXPECT_NE(c.out.find("run it as root"), std::string::npos) << c.out;
+}
+
 TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
 {
     struct Case {

@@ -147,6 +147,8 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         return make_error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
     if (opt.pid && !process_exists(*opt.pid))
         return make_error("no process with pid " + std::to_string(*opt.pid));
+    if (opt.pid && *opt.pid == getpid())
+        return make_error("pid " + std::to_string(*opt.pid) + " is this iolens itself");
 
     // The output file first: a bad path must fail before anything runs.
     recording::WriterOptions wopt;
@@ -181,7 +183,8 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         probes.tracked().add(static_cast<uint32_t>(launcher->pid()));
     } else {
         for (pid_t p : process_tree(*opt.pid))
-            probes.tracked().add(static_cast<uint32_t>(p));
+            if (p != getpid())  // `iolens record -p $$` puts us in the tree: never trace ourselves
+                probes.tracked().add(static_cast<uint32_t>(p));
     }
 
     model::Replay replay(model::BuilderOptions{opt.max_files});
@@ -214,7 +217,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         for (int round = 0; round < 5; round++) {
             bool grew = false;
             for (pid_t p : process_tree(*opt.pid)) {
-                if (seen.insert(p).second) {
+                if (p != getpid() && seen.insert(p).second) {
                     grew = true;
                     probes.tracked().add(static_cast<uint32_t>(p));
                     if (auto info = read_process(p))
