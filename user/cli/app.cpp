@@ -11,6 +11,7 @@ void build_app(CLI::App& app, Action& action)
         "Traces file syscalls of a command or a running process tree and\n"
         "summarizes them per process and per file.");
     app.require_subcommand(1);
+    app.fallthrough();  // global flags (-v) are accepted after the subcommand too
     // Debug logs show the facts of every run (hooks chosen, loads retried).
     app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); },
                           "Log debug details to stderr");

@@ -36,6 +36,9 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
         return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
     o.probe.ringbuf_bytes = uint64_t{cli.ringbuf_mib} << 20;
+    if (!cli.force_hook.empty() && cli.force_hook != "tp_btf" && cli.force_hook != "raw_tp")
+        return make_error("--force-hook must be tp_btf or raw_tp, not '" + cli.force_hook + "'");
+    o.probe.force_hook = cli.force_hook;
     return o;
 }
 
@@ -53,6 +56,9 @@ void register_record(CLI::App& app, Action& action)
     sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB")->capture_default_str();
+    // Hidden (empty group): for testing the fallback hooks on a kernel that
+    // has the preferred ones.
+    sub->add_option("--force-hook", opts->force_hook, "Use only tp_btf or raw_tp hooks")->group("");
     sub->add_option("command", opts->command, "The command to run and trace")->take_all();
     sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
     sub->callback([opts, &action]() {

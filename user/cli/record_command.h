@@ -18,6 +18,7 @@ struct RecordCliOptions {
     std::string output = "iolens.data";
     bool force = false;
     unsigned ringbuf_mib = 64;
+    std::string force_hook;
     OutputOptions out;
 };
 

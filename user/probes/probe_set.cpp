@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "proc.skel.h"
 #include "probes/skeleton.h"
@@ -32,9 +33,15 @@ std::string join_hooks(Hook h, const std::vector<std::string>& tps)
     return s;
 }
 
-// The hooks worth trying for a family, best first, given what the kernel has.
-std::vector<Hook> candidate_hooks(const Features& f, const std::vector<std::string>& tps)
+// The hooks worth trying for a family, best first, given what the kernel has
+// (or only the forced one).
+std::vector<Hook> candidate_hooks(const Features& f, const std::vector<std::string>& tps,
+                                  const std::string& force_hook)
 {
+    if (force_hook == "raw_tp")
+        return {Hook::RawTp};
+    if (force_hook == "tp_btf")
+        return {Hook::TpBtf};
     bool all_in_btf = f.btf;
     for (const auto& tp : tps)
         all_in_btf = all_in_btf && f.has_btf_tracepoint(tp);
@@ -85,77 +92,95 @@ const char* counter_name(int counter)
     }
 }
 
+namespace {
+
+// Autoloads the programs of one hook variant (by section prefix) and not the
+// others: the choice is made here, before load, never by kernel version.
+void select_hook(bpf_object* obj, Hook hook)
+{
+    const std::string prefix = std::string(hook_prefix(hook)) + "/";
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj)
+    {
+        const char* sec = bpf_program__section_name(prog);
+        bpf_program__set_autoload(prog, sec && std::strncmp(sec, prefix.c_str(), prefix.size()) == 0);
+    }
+}
+
+// Opens and loads one family's skeleton with the best hook the kernel accepts,
+// falling back hook by hook. `prepare` sizes maps and sets tunables (between
+// open and load, as libbpf wants).
+template <typename Skel, void (*Destroy)(Skel*)>
+Result<SkeletonPtr<Skel, Destroy>> load_family(const char* family, const Features& features,
+                                               const std::string& force_hook,
+                                               const std::vector<std::string>& tracepoints, Skel* (*open)(),
+                                               int (*load)(Skel*), const std::function<void(Skel*)>& prepare,
+                                               Hook& chosen)
+{
+    std::string errors;
+    for (Hook hook : candidate_hooks(features, tracepoints, force_hook)) {
+        SkeletonPtr<Skel, Destroy> skel(open());
+        if (!skel)
+            return make_error(std::string("cannot open the ") + family + " BPF object: " + errno_text(errno));
+        select_hook(skel->obj, hook);
+        prepare(skel.get());
+        if (int err = load(skel.get()); err != 0) {
+            errors += std::string(errors.empty() ? "" : "; ") + hook_prefix(hook) + ": " + errno_text(err);
+            spdlog::debug("{} probes: {} failed to load: {}", family, hook_prefix(hook), errno_text(err));
+            continue;
+        }
+        chosen = hook;
+        spdlog::debug("{} probes loaded: {}", family, join_hooks(hook, tracepoints));
+        return skel;
+    }
+    return make_error(std::string("cannot load the ") + family + " BPF programs (" + errors +
+                      "): run `iolens check` to see what this kernel lacks");
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const ProbeOptions& options)
 {
     libbpf_set_print(libbpf_log);
     std::unique_ptr<ProbeSet> set(new ProbeSet());
     set->skels_ = std::make_unique<Skeletons>();
+    Skeletons& sk = *set->skels_;
     const uint32_t bitmap_words = (features.pid_max + 63) / 64;
 
-    // --- process family: creates the shared maps -----------------------------
+    // The process family comes first and creates the shared maps.
     const std::vector<std::string> proc_tps = {"sched_process_fork", "sched_process_exec", "sched_process_exit"};
-    std::string proc_errors;
-    for (Hook hook : candidate_hooks(features, proc_tps)) {
-        ProcSkel skel(proc_bpf__open());
-        if (!skel)
-            return make_error("cannot open the process BPF object: " + errno_text(errno));
-        const bool btf = hook == Hook::TpBtf;
-        bpf_program__set_autoload(skel->progs.sched_fork_btf, btf);
-        bpf_program__set_autoload(skel->progs.sched_exec_btf, btf);
-        bpf_program__set_autoload(skel->progs.sched_exit_btf, btf);
-        bpf_program__set_autoload(skel->progs.sched_fork_raw, !btf);
-        bpf_program__set_autoload(skel->progs.sched_exec_raw, !btf);
-        bpf_program__set_autoload(skel->progs.sched_exit_raw, !btf);
-        bpf_map__set_max_entries(skel->maps.iolens_tracked, bitmap_words);
-        bpf_map__set_max_entries(skel->maps.iolens_events, static_cast<uint32_t>(options.ringbuf_bytes));
-        skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
-        if (int err = proc_bpf__load(skel.get()); err != 0) {
-            proc_errors += std::string(hook_prefix(hook)) + ": " + errno_text(err) + "; ";
-            spdlog::debug("process probes: {} failed to load: {}", hook_prefix(hook), errno_text(err));
-            continue;
-        }
-        set->skels_->proc = std::move(skel);
-        set->skels_->proc_hook = hook;
-        break;
-    }
-    if (!set->skels_->proc)
-        return make_error("cannot load the process-tracking BPF programs (" + proc_errors +
-                          "): run `iolens check` to see what this kernel lacks");
-    set->statuses_.push_back({"process", join_hooks(set->skels_->proc_hook, proc_tps), false, ""});
-
-    proc_bpf* proc = set->skels_->proc.get();
-    if (auto r = set->tracked_.map(bpf_map__fd(proc->maps.iolens_tracked), bitmap_words); !r)
+    auto proc = load_family<proc_bpf, proc_bpf__destroy>(
+        "process-tracking", features, options.force_hook, proc_tps, proc_bpf__open, proc_bpf__load,
+        [&](proc_bpf* skel) {
+            bpf_map__set_max_entries(skel->maps.iolens_tracked, bitmap_words);
+            bpf_map__set_max_entries(skel->maps.iolens_events, static_cast<uint32_t>(options.ringbuf_bytes));
+            skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
+        },
+        sk.proc_hook);
+    if (!proc)
+        return proc.error();
+    sk.proc = std::move(proc.value());
+    set->statuses_.push_back({"process", join_hooks(sk.proc_hook, proc_tps), false, ""});
+    spdlog::debug("tracked-pid bitmap {} words (pid_max {}); ring buffer {} MiB", bitmap_words, features.pid_max,
+                  options.ringbuf_bytes >> 20);
+    if (auto r = set->tracked_.map(bpf_map__fd(sk.proc->maps.iolens_tracked), bitmap_words); !r)
         return r.error();
 
-    // --- syscall family: reuses the shared maps --------------------------------
+    // Every other family reuses them.
     const std::vector<std::string> sys_tps = {"sys_enter", "sys_exit"};
-    std::string sys_errors;
-    for (Hook hook : candidate_hooks(features, sys_tps)) {
-        SyscallsSkel skel(syscalls_bpf__open());
-        if (!skel)
-            return make_error("cannot open the syscall BPF object: " + errno_text(errno));
-        const bool btf = hook == Hook::TpBtf;
-        bpf_program__set_autoload(skel->progs.sys_enter_btf, btf);
-        bpf_program__set_autoload(skel->progs.sys_exit_btf, btf);
-        bpf_program__set_autoload(skel->progs.sys_enter_raw, !btf);
-        bpf_program__set_autoload(skel->progs.sys_exit_raw, !btf);
-        bpf_map__reuse_fd(skel->maps.iolens_tracked, bpf_map__fd(proc->maps.iolens_tracked));
-        bpf_map__reuse_fd(skel->maps.iolens_events, bpf_map__fd(proc->maps.iolens_events));
-        bpf_map__reuse_fd(skel->maps.iolens_counters, bpf_map__fd(proc->maps.iolens_counters));
-        skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
-        if (int err = syscalls_bpf__load(skel.get()); err != 0) {
-            sys_errors += std::string(hook_prefix(hook)) + ": " + errno_text(err) + "; ";
-            spdlog::debug("syscall probes: {} failed to load: {}", hook_prefix(hook), errno_text(err));
-            continue;
-        }
-        set->skels_->syscalls = std::move(skel);
-        set->skels_->syscalls_hook = hook;
-        break;
-    }
-    if (!set->skels_->syscalls)
-        return make_error("cannot load the syscall BPF programs (" + sys_errors +
-                          "): run `iolens check` to see what this kernel lacks");
-    set->statuses_.push_back({"syscalls", join_hooks(set->skels_->syscalls_hook, sys_tps), false, ""});
+    auto sys = load_family<syscalls_bpf, syscalls_bpf__destroy>(
+        "syscall", features, options.force_hook, sys_tps, syscalls_bpf__open, syscalls_bpf__load,
+        [&](syscalls_bpf* skel) {
+            bpf_map__reuse_fd(skel->maps.iolens_tracked, bpf_map__fd(sk.proc->maps.iolens_tracked));
+            bpf_map__reuse_fd(skel->maps.iolens_events, bpf_map__fd(sk.proc->maps.iolens_events));
+            bpf_map__reuse_fd(skel->maps.iolens_counters, bpf_map__fd(sk.proc->maps.iolens_counters));
+            skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
+        },
+        sk.syscalls_hook);
+    if (!sys)
+        return sys.error();
+    sk.syscalls = std::move(sys.value());
+    set->statuses_.push_back({"syscalls", join_hooks(sk.syscalls_hook, sys_tps), false, ""});
     return set;
 }
 

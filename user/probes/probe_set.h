@@ -22,6 +22,9 @@ namespace iolens::probes {
 struct ProbeOptions {
     uint64_t ringbuf_bytes = 64ull << 20;  // power of two, multiple of the page size
     uint64_t wakeup_bytes = 256 << 10;     // wake the consumer once this much is queued
+    // Use only this hook kind ("tp_btf" or "raw_tp") instead of the best one:
+    // lets tests run the fallback path on kernels that have the preferred one.
+    std::string force_hook;
 };
 
 class ProbeSet {
