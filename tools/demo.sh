@@ -9,6 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${IOLENS_BUILD_DIR:-$root/build}
 data=${IOLENS_DEMO_DIR:-/tmp/iolens-demo}
 files=512 size=131072
+mkdir -p "$data"
 "$build/iolens-workload" make-dataset --dir "$data/dataset" --files $files --size $size
 "$build/iolens" record -f -o "$data/demo.iolens" --json "$data/demo.json" -- \
     "$build/iolens-workload" dl --dir "$data/dataset" --files $files --size $size \
