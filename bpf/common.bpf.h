@@ -44,6 +44,53 @@ struct {
 	__uint(max_entries, IOLENS_CNT_COUNT);
 } iolens_counters SEC(".maps");
 
+/* What a tracked thread is doing, kept in task storage: the syscall in
+ * flight (saved at entry, completed at exit) and what the page-cache and
+ * scheduler probes observed meanwhile. Shared by the syscall, pagecache and
+ * blocking families. */
+struct iolens_thread_state {
+	__u64 start_ns;
+	__u64 args[6];
+	__u16 nr;
+	__u8 op;
+	__u8 active;         /* a classified syscall is in flight */
+	__u32 close_dev;     /* close: the file is gone by exit, so identify it at entry */
+	__u64 close_ino;
+	__u32 close_mode;
+	__u8 close_has_file;
+	__u8 fault_pending;  /* a file page fault began; its first page-in is a major fault */
+	__u16 ra_sync;       /* readahead started during the syscall */
+	__u16 ra_async;
+	__u16 pad0;
+	__u32 pad1;
+	__u64 cache_in_bytes;  /* pages brought in during the syscall */
+	__u64 readahead_bytes; /* ... after it started readahead */
+	__u64 blocked_ns;      /* uninterruptible off-CPU time during the syscall */
+	__u64 offcpu_since_ns; /* switched out uninterruptibly at this time, or 0 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct iolens_thread_state);
+} iolens_threads SEC(".maps");
+
+/* Files (dev, ino) that tracked processes opened or faulted on, so evictions
+ * of their pages (which happen in any task's context) can be attributed.
+ * Value: tgid of the first process seen with the file. */
+struct iolens_inode_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct iolens_inode_key);
+	__type(value, __u32);
+	__uint(max_entries, 65536);
+} iolens_watched_inodes SEC(".maps");
+
 static __always_inline void iolens_count(__u32 counter)
 {
 	__u64 *v = bpf_map_lookup_elem(&iolens_counters, &counter);
@@ -102,6 +149,15 @@ static __always_inline void iolens_output(void *rec, __u64 size)
 		iolens_count(IOLENS_CNT_RECORDS);
 	else
 		iolens_count(IOLENS_CNT_RB_FULL);
+}
+
+static __always_inline void iolens_watch_inode(__u32 dev, __u64 ino, __u32 tgid)
+{
+	struct iolens_inode_key key = {.ino = ino, .dev = dev};
+	long err = bpf_map_update_elem(&iolens_watched_inodes, &key, &tgid, BPF_NOEXIST);
+
+	if (err && err != -17 /* EEXIST: already watched */)
+		iolens_count(IOLENS_CNT_INODE_MAP_FULL);
 }
 
 #endif /* IOLENS_COMMON_BPF_H */

@@ -18,27 +18,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define MAP_ANONYMOUS_FLAG 0x20
 #define MAX_IOVECS 16
 
-/* What a thread's current syscall needs at exit, saved at entry. */
-struct inflight {
-	__u64 start_ns;
-	__u64 args[6];
-	__u16 nr;
-	__u8 op;
-	__u8 active;
-	__u32 close_dev; /* close: the file is gone by exit, so identify it at entry */
-	__u64 close_ino;
-	__u32 close_mode;
-	__u8 close_has_file;
-	__u8 pad[3];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct inflight);
-} inflight_calls SEC(".maps");
-
 static __always_inline int classify(long nr)
 {
 	switch (nr) {
@@ -69,7 +48,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct iolens_file_info info;
-	struct inflight *st;
+	struct iolens_thread_state *st;
 	int op;
 
 	if (!iolens_is_tracked(tgid))
@@ -77,7 +56,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	op = classify(nr);
 	if (op < 0)
 		return 0;
-	st = bpf_task_storage_get(&inflight_calls, bpf_get_current_task_btf(), 0,
+	st = bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		iolens_count(IOLENS_CNT_STATE_FAIL);
@@ -90,6 +69,13 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	st->nr = nr;
 	st->op = op;
 	st->close_has_file = 0;
+	st->fault_pending = 0;
+	st->ra_sync = 0;
+	st->ra_async = 0;
+	st->cache_in_bytes = 0;
+	st->readahead_bytes = 0;
+	st->blocked_ns = 0;
+	st->offcpu_since_ns = 0;
 	if (op == IOLENS_OP_CLOSE && iolens_file_info(iolens_fd_file((int)st->args[0]), &info)) {
 		st->close_has_file = 1;
 		st->close_dev = info.dev;
@@ -154,14 +140,14 @@ static __always_inline int on_sys_exit(long ret)
 	struct iolens_file_info info = {};
 	struct iolens_syscall_rec *rec;
 	struct file *file = NULL;
-	struct inflight *st;
+	struct iolens_thread_state *st;
 	__u64 now, offset = IOLENS_NO_OFFSET, requested = 0;
 	__u8 flags = 0;
 	int fd = -1;
 
 	if (!iolens_is_tracked(tgid))
 		return 0;
-	st = bpf_task_storage_get(&inflight_calls, bpf_get_current_task_btf(), 0, 0);
+	st = bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0, 0);
 	if (!st || !st->active)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -218,8 +204,11 @@ static __always_inline int on_sys_exit(long ret)
 		if (ret >= 0) {
 			fd = ret;
 			file = iolens_fd_file(fd);
-			if (iolens_file_info(file, &info) && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode)))
+			if (iolens_file_info(file, &info) && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))) {
 				emit_file_record(file, tgid, &info, now);
+				if (iolens_is_regular(info.mode))
+					iolens_watch_inode(info.dev, info.ino, tgid);
+			}
 			else
 				file = NULL;
 		}
@@ -281,6 +270,12 @@ static __always_inline int on_sys_exit(long ret)
 	rec->ino = (flags & IOLENS_SC_HAS_FILE) ? info.ino : 0;
 	rec->dev = (flags & IOLENS_SC_HAS_FILE) ? info.dev : 0;
 	rec->fd = fd;
+	rec->cache_in_bytes = st->cache_in_bytes;
+	rec->readahead_bytes = st->readahead_bytes;
+	rec->blocked_ns = st->blocked_ns;
+	rec->ra_sync = st->ra_sync;
+	rec->ra_async = st->ra_async;
+	rec->pad1 = 0;
 	iolens_submit(rec);
 	return 0;
 }

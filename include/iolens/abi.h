@@ -38,6 +38,39 @@ enum iolens_rec_type {
 	IOLENS_REC_FORK = 3,      /* struct iolens_proc_rec */
 	IOLENS_REC_EXEC = 4,      /* struct iolens_exec_rec (variable length) */
 	IOLENS_REC_EXIT = 5,      /* struct iolens_proc_rec */
+	IOLENS_REC_PAGECACHE = 6, /* struct iolens_pagecache_rec */
+	IOLENS_REC_BLOCK = 7,     /* struct iolens_block_rec */
+};
+
+/* struct iolens_pagecache_rec.kind (append-only) */
+enum iolens_pagecache_kind {
+	/* Pages a tracked thread brought into the page cache outside any traced
+	 * syscall: page faults on file mappings (mmap), fault-around, readahead
+	 * started by a fault. */
+	IOLENS_PC_FAULT_IN = 1,
+	/* Pages of a file a tracked process opened or faulted on, removed from
+	 * the page cache (reclaim, truncation, drop_caches), by any task. */
+	IOLENS_PC_EVICT = 2,
+};
+
+/* struct iolens_pagecache_rec.flags */
+enum iolens_pagecache_flags {
+	IOLENS_PCF_MAJOR_FAULT = 1 << 0,  /* FAULT_IN: the first page brought in by a
+					   * file page fault (counts one major fault) */
+	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT: never accessed while cached
+					   * (read ahead, or brought in, and unused) */
+};
+
+/* struct iolens_block_rec.op */
+enum iolens_block_op {
+	IOLENS_BLK_READ = 0,
+	IOLENS_BLK_WRITE = 1,
+	IOLENS_BLK_OTHER = 2, /* flush, discard, write-zeroes, ... */
+};
+
+/* struct iolens_block_rec.flags */
+enum iolens_block_flags {
+	IOLENS_BLKF_QUEUED = 1 << 0, /* passed through an I/O scheduler: queue_ns is valid */
 };
 
 /* Syscall classes (append-only; also the order of the report tables). */
@@ -74,7 +107,9 @@ enum iolens_counter {
 	IOLENS_CNT_STATE_FAIL = 2,    /* syscalls dropped: no per-thread state slot */
 	IOLENS_CNT_PID_RANGE = 3,     /* processes not tracked: pid above the bitmap */
 	IOLENS_CNT_PATH_TRUNC = 4,    /* file paths truncated */
-	IOLENS_CNT_COUNT = 5,
+	IOLENS_CNT_BLOCK_UNMATCHED = 5, /* block completions whose issue was not seen */
+	IOLENS_CNT_INODE_MAP_FULL = 6,  /* traced files not added to the eviction watch list */
+	IOLENS_CNT_COUNT = 7,
 };
 
 /* Every record starts with this header. */
@@ -99,7 +134,21 @@ struct iolens_syscall_rec {
 	__u64 ino;
 	__u32 dev; /* kernel dev_t: major << 20 | minor */
 	__s32 fd;  /* fd the call used or returned, -1 if none */
+	/* --- page cache (zero when the pagecache probes are not live) --- */
+	/* Bytes this thread brought into the page cache during the call (misses,
+	 * including the readahead the call triggered). */
+	__u64 cache_in_bytes;
+	/* Of those, bytes brought in after the call triggered readahead. */
+	__u64 readahead_bytes;
+	/* Time the thread spent off CPU in uninterruptible sleep during the call
+	 * (waiting for I/O), when the blocking probe is live. */
+	__u64 blocked_ns;
+	__u16 ra_sync;  /* synchronous readahead started during the call */
+	__u16 ra_async; /* asynchronous readahead started during the call */
+	__u32 pad1;
 };
+/* Size of a syscall record before the page-cache fields: readers accept both. */
+#define IOLENS_SYSCALL_REC_V1_SIZE 72
 
 /* Identity and absolute path of a file a tracked process opened.
  * path holds path_len bytes: the components leaf first, each followed by a
@@ -143,6 +192,40 @@ struct iolens_exec_rec {
 	char args[IOLENS_ARGS_BYTES];
 };
 
+/* Page-cache activity outside syscalls (faults) and evictions. */
+struct iolens_pagecache_rec {
+	struct iolens_rec_hdr hdr;
+	__u8 kind;  /* enum iolens_pagecache_kind */
+	__u8 flags; /* enum iolens_pagecache_flags */
+	__u16 pad0;
+	__u32 pid; /* tgid of the tracked process (FAULT_IN), or of the process
+		    * that first opened the file (EVICT) */
+	__u32 tid; /* the thread that faulted; for EVICT the evicting task */
+	__u32 dev;
+	__u32 pad1;
+	__u64 ino;
+	__u64 bytes; /* 4096 << folio order */
+	__u64 ts_ns;
+	__u64 index; /* page offset of the folio in the file */
+};
+
+/* One completed block request, system wide, charged to the tracked process
+ * that submitted it (pid 0: another process, the kernel, or unknown). */
+struct iolens_block_rec {
+	struct iolens_rec_hdr hdr;
+	__u8 op;     /* enum iolens_block_op */
+	__u8 flags;  /* enum iolens_block_flags */
+	__u16 depth; /* requests in flight on the device when this one was issued, itself included */
+	__u32 dev;   /* the disk: major << 20 | minor */
+	__u32 pid;   /* tgid of the submitter if tracked, else 0 */
+	__u32 bytes;
+	__u32 pad0;
+	__u64 sector;     /* first 512-byte sector */
+	__u64 issue_ns;   /* CLOCK_MONOTONIC when issued to the device */
+	__u64 queue_ns;   /* insert to issue (IOLENS_BLKF_QUEUED) */
+	__u64 service_ns; /* issue to completion */
+};
+
 /* Size asserts, checked by both compilers. */
 #ifdef __cplusplus
 #define IOLENS_STATIC_ASSERT(c, m) static_assert(c, m)
@@ -150,7 +233,9 @@ struct iolens_exec_rec {
 #define IOLENS_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_rec_hdr) == 4, "rec_hdr size");
-IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 72, "syscall_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 104, "syscall_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 56, "pagecache_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_block_rec) == 56, "block_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_file_rec) == 48 + IOLENS_PATH_BYTES, "file_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_proc_rec) == 40, "proc_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_exec_rec) == 40 + IOLENS_ARGS_BYTES, "exec_rec size");

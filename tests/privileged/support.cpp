@@ -155,16 +155,28 @@ nlohmann::json load_json(const std::string& path)
     return nlohmann::json::parse(in);
 }
 
+size_t files_with_syscalls(const nlohmann::json& report)
+{
+    size_t n = 0;
+    for (const auto& f : report["files"]) {
+        uint64_t calls = 0;
+        for (const auto& [op, stats] : f["ops"].items())
+            calls += stats["calls"].get<uint64_t>();
+        n += calls > 0;
+    }
+    return n;
+}
+
 const char* iolens_bin() { return IOLENS_BIN; }
 const char* workload_bin() { return IOLENS_WORKLOAD_BIN; }
 bool is_root() { return geteuid() == 0; }
 
 size_t loaded_iolens_programs()
 {
-    // The program names in bpf/*.bpf.c (the kernel keeps 15 characters).
-    static const char* const kNames[] = {"sys_enter_btf", "sys_exit_btf", "sys_enter_raw", "sys_exit_raw",
-                                         "sched_fork_btf", "sched_exec_btf", "sched_exit_btf",
-                                         "sched_fork_raw", "sched_exec_raw", "sched_exit_raw"};
+    // The program names in bpf/*.bpf.c all start with one of these (the
+    // kernel keeps 15 characters of a name).
+    static const char* const kPrefixes[] = {"sys_enter_", "sys_exit_", "sched_fork_", "sched_exec_",
+                                            "sched_exit_", "sched_switch_", "pc_", "blk_"};
     size_t n = 0;
     union bpf_attr attr;
     std::memset(&attr, 0, sizeof(attr));
@@ -183,8 +195,8 @@ size_t loaded_iolens_programs()
             q.info.info_len = sizeof(info);
             q.info.info = reinterpret_cast<uint64_t>(&info);
             if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &q, sizeof(q)) == 0)
-                for (const char* name : kNames)
-                    if (std::strncmp(info.name, name, sizeof(info.name) - 1) == 0)
+                for (const char* prefix : kPrefixes)
+                    if (std::strncmp(info.name, prefix, std::strlen(prefix)) == 0)
                         n++;
             close(fd);
         }

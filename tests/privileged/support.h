@@ -51,6 +51,10 @@ private:
 };
 
 nlohmann::json load_json(const std::string& path);
+// Files in a report that some syscall touched. (A report also lists files seen
+// only through page faults, such as an executable the kernel maps at exec:
+// whether that happens depends on what is cached.)
+size_t files_with_syscalls(const nlohmann::json& report);
 const char* iolens_bin();
 const char* workload_bin();
 bool is_root();

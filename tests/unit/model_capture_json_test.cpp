@@ -26,6 +26,7 @@ CaptureInfo sample_capture() {
     c.exit_status = 0;
     c.partial = true;
     c.partial_reason = "recorder killed";
+    c.devices = {{253u << 20, "vda"}, {(253u << 20) | 1, "vda1"}, {(259u << 20) | 0xfffff, "nvme0n1"}};
     return c;
 }
 
@@ -51,6 +52,7 @@ void expect_same(const CaptureInfo& a, const CaptureInfo& b) {
     EXPECT_EQ(a.exit_status, b.exit_status);
     EXPECT_EQ(a.partial, b.partial);
     EXPECT_EQ(a.partial_reason, b.partial_reason);
+    EXPECT_EQ(a.devices, b.devices);
 }
 
 }  // namespace
@@ -150,4 +152,31 @@ TEST(ProcessJson, RoundTripAndTolerance) {
     const auto bad = process_from_json(json{{"pid", "7"}});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("\"pid\""), std::string::npos);
+}
+
+TEST(CaptureJson, DevicesAreMajorMinorNameObjects) {
+    const json j = capture_to_json(sample_capture()).at("devices");
+    ASSERT_TRUE(j.is_array());
+    ASSERT_EQ(j.size(), 3u);
+    EXPECT_EQ(j[0], json({{"major", 253}, {"minor", 0}, {"name", "vda"}}));  // by dev_t
+    EXPECT_EQ(j[2], json({{"major", 259}, {"minor", 0xfffff}, {"name", "nvme0n1"}}));
+
+    // Older recordings have no devices: the names fall back to major:minor.
+    const auto old = capture_from_json(json{{"hostname", "h"}});
+    ASSERT_TRUE(old.ok());
+    EXPECT_TRUE(old->devices.empty());
+
+    const char* bad[] = {
+        R"({"devices": {"8:0": "sda"}})",
+        R"({"devices": [{"major": 8, "name": "sda"}]})",
+        R"({"devices": [{"major": 8, "minor": 0, "name": 5}]})",
+        R"({"devices": [{"major": 4096, "minor": 0, "name": "x"}]})",
+        R"({"devices": [{"major": 8, "minor": 1048576, "name": "x"}]})",
+        R"({"devices": ["sda"]})",
+    };
+    for (const char* text : bad) {
+        const auto c = capture_from_json(json::parse(text));
+        ASSERT_FALSE(c.ok()) << text;
+        EXPECT_NE(c.error().message.find("\"devices\""), std::string::npos) << c.error().message;
+    }
 }

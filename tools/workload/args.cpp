@@ -65,6 +65,11 @@ const char* Args::text(std::string_view name) const {
     return v;
 }
 
+const char* Args::text_or(std::string_view name, const char* fallback) const {
+    const char* v = find(name);
+    return v ? v : fallback;
+}
+
 uint64_t Args::number(std::string_view name, uint64_t lo, uint64_t hi) const {
     return parse_number(name, text(name), lo, hi);
 }

@@ -23,6 +23,8 @@ public:
 
     // A required option's text.
     const char* text(std::string_view name) const;
+    // An optional option's text, or `fallback` when it is not given.
+    const char* text_or(std::string_view name, const char* fallback) const;
 
     // Numbers are decimal with an optional binary suffix: k/K (2^10), m/M
     // (2^20), g/G (2^30). Out of [lo, hi] is a usage error.

@@ -39,6 +39,16 @@ private:
 inline constexpr size_t kCreateChunk = size_t{1} << 20;
 void create_content_file(const char* path, uint64_t size, uint64_t key, bool excl);
 
+// Write `size` bytes of the content of `key` to fd (open for writing, at
+// position 0) with ceil(size / chunk) write() calls of `chunk` bytes (the last
+// one shorter when chunk does not divide size). A short or failed write is
+// fatal: it is reported, never retried, so the count stays exact.
+void write_content(int fd, const char* path, uint64_t size, size_t chunk, uint64_t key);
+
+// The content key of make-file --seed S (write-file uses seed 1, so both
+// modes write the same bytes for the same size).
+uint64_t file_key(uint64_t seed);
+
 // The content key of the single files pread-loop and attach-target create.
 inline constexpr uint64_t kSingleFileKey = 0x7072656164ull;  // "pread"
 

@@ -25,6 +25,13 @@ constexpr Mode kModes[] = {
     {"known-exec-child", wl::run_known_exec_child},  // internal: exec'd by `known`
     {"pread-loop", wl::run_pread_loop},
     {"attach-target", wl::run_attach_target},
+    {"make-file", wl::run_make_file},
+    {"evict", wl::run_evict},
+    {"residency", wl::run_residency},
+    {"seq-read", wl::run_seq_read},
+    {"mmap-scan", wl::run_mmap_scan},
+    {"random-read", wl::run_random_read},
+    {"write-file", wl::run_write_file},
     {"exit-code", wl::run_exit_code},
     {"kill-self", wl::run_kill_self},
 };
@@ -60,9 +67,36 @@ constexpr const char kUsage[] =
     "  kill-self --signal N\n"
     "      Kill itself with signal N (a signal that terminates by default).\n"
     "\n"
+    "page cache and block layer (docs/workload.md, \"Page cache and block layer\"):\n"
+    "  make-file --file F --size S [--seed N=1]\n"
+    "      Create or overwrite F with S bytes of deterministic content (1 MiB\n"
+    "      writes), fsync, close: F is then cached and clean. Setup, not traced.\n"
+    "  evict --file F [--report]\n"
+    "      Make F cold without touching other files' pages: fsync, then\n"
+    "      fadvise(DONTNEED) on the whole file; fails (exit 1) if mincore still\n"
+    "      finds more than 1% of its pages resident. --report prints\n"
+    "      \"before_resident_pages=N after_resident_pages=N total_pages=M\".\n"
+    "  residency --file F\n"
+    "      Print \"resident_pages=N total_pages=M\" (mincore; changes nothing).\n"
+    "  seq-read --file F [--chunk C=131072] [--direct]\n"
+    "      Open F (O_DIRECT with --direct: C must be a multiple of 4096), read()\n"
+    "      C bytes at a time until read returns 0, close.\n"
+    "  mmap-scan --file F\n"
+    "      Open, fstat, mmap the whole file (PROT_READ, MAP_SHARED), load one\n"
+    "      byte of every 4096-byte page in order, munmap, close.\n"
+    "  random-read --file F --count N [--size B=4096] [--seed S=1]\n"
+    "              [--advice normal|random] [--evict-after]\n"
+    "      Open, fstat, [fadvise(RANDOM)], N pread64 of B bytes at B-aligned\n"
+    "      pseudo-random offsets (distinct while N <= size/B), [fadvise(DONTNEED)\n"
+    "      on the whole file with --evict-after], close.\n"
+    "  write-file --file F --size S [--chunk C=1048576] [--fsync]\n"
+    "      Create or truncate F, write() S bytes in C-byte chunks (the content\n"
+    "      of make-file --seed 1), [fsync], close.\n"
+    "\n"
     "Numbers accept a k/m/g suffix (powers of 1024); --opt=value also works.\n"
     "Exit status: 0 success, 1 failure (message on stderr), 2 usage error.\n"
-    "Only errors are printed, unless --report is given.\n";
+    "Only errors are printed, unless --report is given (residency always\n"
+    "prints its line, attach-target its ready line).\n";
 
 void print_usage(int fd) {
     size_t off = 0;

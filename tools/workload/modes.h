@@ -10,6 +10,13 @@ int run_known(int argc, char** argv);
 int run_known_exec_child(int argc, char** argv);
 int run_pread_loop(int argc, char** argv);
 int run_attach_target(int argc, char** argv);
+int run_make_file(int argc, char** argv);
+int run_evict(int argc, char** argv);
+int run_residency(int argc, char** argv);
+int run_seq_read(int argc, char** argv);
+int run_mmap_scan(int argc, char** argv);
+int run_random_read(int argc, char** argv);
+int run_write_file(int argc, char** argv);
 int run_exit_code(int argc, char** argv);
 int run_kill_self(int argc, char** argv);
 

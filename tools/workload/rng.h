@@ -66,4 +66,55 @@ inline std::vector<uint32_t> shuffled_indices(uint32_t n, uint64_t seed) {
     return order;
 }
 
+// A keyed pseudo-random permutation of 0..n-1 that needs no memory: slot(i)
+// for i = 0..n-1 visits every value once, in an order fixed by (n, seed).
+// random-read uses it so that its first n offsets are distinct (a cold file
+// then gets exactly one miss per read) without storing a shuffled array of
+// file-size / read-size entries.
+//
+// The core is a bijection on k-bit numbers (2^k >= n): rounds of an odd
+// multiplier plus a key (bijective mod 2^k) and an xorshift (bijective too).
+// Values outside [0, n) are walked through the bijection again ("cycle
+// walking"): the walk ends, since the cycle through a value below n comes back
+// to it, and the result is a bijection on [0, n). 2^k < 2n, so fewer than two
+// steps are needed on average.
+class SlotPermutation {
+public:
+    SlotPermutation(uint64_t n, uint64_t seed) : n_(n) {
+        while (bits_ < 64 && (uint64_t{1} << bits_) < n) ++bits_;
+        mask_ = bits_ == 64 ? ~uint64_t{0} : (uint64_t{1} << bits_) - 1;
+        shift_ = bits_ / 2 > 0 ? bits_ / 2 : 1;
+        SplitMix64 rng(seed);
+        for (auto& r : rounds_) r = Round{rng.next() | 1, rng.next()};
+    }
+
+    // The i-th slot, i < n.
+    uint64_t slot(uint64_t i) const {
+        if (n_ <= 1) return 0;
+        uint64_t x = mix(i);
+        while (x >= n_) x = mix(x);
+        return x;
+    }
+
+private:
+    struct Round {
+        uint64_t mul;  // odd
+        uint64_t add;
+    };
+
+    uint64_t mix(uint64_t x) const {
+        for (const Round& r : rounds_) {
+            x = (x * r.mul + r.add) & mask_;
+            x ^= x >> shift_;
+        }
+        return x;
+    }
+
+    uint64_t n_;
+    unsigned bits_ = 0;
+    uint64_t mask_ = 0;
+    unsigned shift_ = 1;
+    Round rounds_[4]{};
+};
+
 }  // namespace wl

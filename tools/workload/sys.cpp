@@ -119,4 +119,15 @@ int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned flags) {
     return static_cast<int>(call(SYS_sync_file_range, fd, offset, nbytes, flags));
 }
 
+// x86_64 passes all four arguments in registers (no 32-bit offset halves).
+int fadvise64(int fd, off_t offset, off_t len, int advice) {
+    return static_cast<int>(call(SYS_fadvise64, fd, offset, len, advice));
+}
+
+int mincore(void* addr, size_t length, unsigned char* vec) {
+    return static_cast<int>(call(SYS_mincore, p(addr), length, p(vec)));
+}
+
+int munmap(void* addr, size_t length) { return static_cast<int>(call(SYS_munmap, p(addr), length)); }
+
 }  // namespace wl::sc

@@ -69,4 +69,11 @@ int fsync(int fd);
 int fdatasync(int fd);
 int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned flags);
 
+// In no iolens class: page-cache advice and residency, and unmapping.
+// fadvise64 is the raw syscall behind posix_fadvise(3), but unlike that
+// function it follows the convention above (-1 and errno, not an error number).
+int fadvise64(int fd, off_t offset, off_t len, int advice);
+int mincore(void* addr, size_t length, unsigned char* vec);
+int munmap(void* addr, size_t length);
+
 }  // namespace wl::sc

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "capture/launcher.h"
@@ -94,6 +95,7 @@ struct Stream {
     std::vector<std::byte> batch;
     uint64_t records = 0;
     std::set<uint32_t> live;  // processes of the target still running (-p mode)
+    std::set<uint32_t> devices;  // block devices seen, named at the end
     recording::Writer* writer = nullptr;
     model::Replay* replay = nullptr;
     std::string error;  // first write error; recording stops on it
@@ -120,6 +122,8 @@ int on_record(void* ctx, void* data, size_t size)
             s->live.insert(static_cast<const iolens_proc_rec*>(data)->pid);
         else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
             s->live.erase(static_cast<const iolens_proc_rec*>(data)->pid);
+        else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
+            s->devices.insert(static_cast<const iolens_block_rec*>(data)->dev);
     }
     s->batch.insert(s->batch.end(), bytes, bytes + size);
     if (s->batch.size() >= kBatchBytes)
@@ -137,6 +141,32 @@ Result<void> write_json(recording::Writer& w, model::Replay& replay, recording::
     chunk.payload.resize(text.size());
     std::memcpy(chunk.payload.data(), text.data(), text.size());
     return replay.apply(chunk);
+}
+
+// "vda" for a kernel dev_t, from /sys/dev/block/MAJ:MIN/uevent; "MAJ:MIN"
+// if the device is gone.
+std::string block_device_name(uint32_t dev)
+{
+    const std::string id = std::to_string(dev >> 20) + ":" + std::to_string(dev & 0xfffff);
+    std::ifstream in("/sys/dev/block/" + id + "/uevent");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("DEVNAME=", 0) == 0)
+            return line.substr(8);
+    return id;
+}
+
+// Writes dirty pages back, then drops clean page cache, dentries and inodes,
+// so what the traced job reads comes from the device.
+Result<void> drop_page_cache()
+{
+    sync();
+    std::ofstream out("/proc/sys/vm/drop_caches");
+    out << "3\n";
+    out.flush();
+    if (!out)
+        return make_error(std::string("cannot drop the page cache (/proc/sys/vm/drop_caches): ") +
+                          std::strerror(errno));
+    return {};
 }
 
 }  // namespace
@@ -196,6 +226,11 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     if (!rb)
         return make_error(std::string("cannot open the BPF ring buffer: ") + std::strerror(errno));
 
+    if (opt.drop_caches) {
+        if (auto r = drop_page_cache(); !r)
+            return r.error();
+        spdlog::info("page cache dropped: this run starts cold");
+    }
     if (auto r = probes.attach(); !r)
         return r.error();
     const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
@@ -351,7 +386,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     auto counters = probes.read_counters();
     capture.duration_ns = end_mono - attach_mono;
     capture.events = stream.records;
-    for (const char* name : {"ring_buffer_full", "no_thread_state", "pid_above_bitmap"})
+    for (const char* name : {"ring_buffer_full", "no_thread_state", "pid_above_bitmap", "inode_watch_full"})
         if (counters[name])
             capture.lost_detail[name] = counters[name];
     if (counters["records"] > stream.records)
@@ -361,6 +396,8 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         capture.lost_events += n;
     capture.kernel_counters = counters;
     capture.stop_reason = stop_reason;
+    for (uint32_t dev : stream.devices)
+        capture.devices[dev] = block_device_name(dev);
 
     RecordOutcome outcome;
     if (launcher) {

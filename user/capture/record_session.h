@@ -22,6 +22,7 @@ struct RecordOptions {
     std::optional<uint64_t> duration_ns;
     std::string output_path = "iolens.data";
     bool force = false;
+    bool drop_caches = false;  // sync and drop the page cache before tracing (cold runs)
     size_t max_files = 10000;
     probes::ProbeOptions probe;
 };

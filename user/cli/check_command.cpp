@@ -36,7 +36,11 @@ int run_check()
                     p.available ? p.hook.c_str() : p.reason.c_str());
         if (p.available)
             std::printf("%-10s %-6s   (%s)\n", "", "", p.reason.c_str());
-        all = all && p.available;
+        for (const auto& d : p.degraded)
+            std::printf("%-10s %-6s   degraded: %s\n", "", "", d.c_str());
+        // Only the essential families decide whether record can run.
+        if (const auto* spec = probes::find_family(p.family); spec && spec->essential)
+            all = all && p.available;
     }
     bool ok = all && f.can_trace() && f.ringbuf;
     std::printf("\n%s\n", ok ? "iolens record can run here."

@@ -32,6 +32,7 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
         return make_error("--json and -o name the same file: " + cli.output);
     o.output_path = cli.output;
     o.force = cli.force;
+    o.drop_caches = cli.drop_caches;
     o.max_files = cli.out.max_files;
     if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
         return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
@@ -50,6 +51,8 @@ void register_record(CLI::App& app, Action& action)
     sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)");
     sub->add_option("-o,--output", opts->output, "Recording file to write")->capture_default_str();
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
+    sub->add_flag("--drop-caches", opts->drop_caches,
+                  "Sync and drop the page cache before tracing (test nodes: measures a cold run)");
     sub->add_option("--json", opts->out.json_path, "Also write the JSON report to this file");
     sub->add_option("--max-files", opts->out.max_files, "Files listed in the report")->capture_default_str();
     sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();

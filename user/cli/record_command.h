@@ -17,6 +17,7 @@ struct RecordCliOptions {
     std::string duration;
     std::string output = "iolens.data";
     bool force = false;
+    bool drop_caches = false;
     unsigned ringbuf_mib = 64;
     std::string force_hook;
     OutputOptions out;

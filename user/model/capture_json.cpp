@@ -60,6 +60,7 @@ const char* decode(const json& v, std::optional<int>& out) {
 }
 
 const char* decode(const json& v, ProbeStatus& out);  // needs Fields, below
+const char* decode(const json& v, std::map<uint32_t, std::string>& out);  // devices, below
 
 template <typename T>
 const char* decode(const json& v, std::vector<T>& out) {
@@ -110,6 +111,32 @@ const char* decode(const json& v, ProbeStatus& out) {
     return f.error() ? "an object {name, hook, attached, reason} of the right types" : nullptr;
 }
 
+// devices: [{"major", "minor", "name"}], major and minor of the kernel's dev_t.
+const char* decode(const json& v, std::map<uint32_t, std::string>& out) {
+    constexpr const char* expected = "an array of {major, minor, name} objects";
+    if (!v.is_array()) return expected;
+    std::map<uint32_t, std::string> tmp;
+    for (const auto& d : v) {
+        uint32_t major = 0, minor = 0;
+        std::string name;
+        Fields f(d, "device");
+        f.get("major", major).get("minor", minor).get("name", name);
+        if (f.error() || !d.contains("major") || !d.contains("minor") || major > 0xfff ||
+            minor > 0xfffff)
+            return expected;
+        tmp[major << 20 | minor] = std::move(name);
+    }
+    out = std::move(tmp);
+    return nullptr;
+}
+
+json devices_to_json(const std::map<uint32_t, std::string>& devices) {
+    json out = json::array();
+    for (const auto& [dev, name] : devices)
+        out.push_back({{"major", dev_major(dev)}, {"minor", dev_minor(dev)}, {"name", name}});
+    return out;
+}
+
 }  // namespace
 
 json capture_to_json(const CaptureInfo& c) {
@@ -134,6 +161,7 @@ json capture_to_json(const CaptureInfo& c) {
         {"partial_reason", c.partial_reason},
         {"stop_reason", c.stop_reason},
         {"kernel_counters", c.kernel_counters},
+        {"devices", devices_to_json(c.devices)},
     };
 }
 
@@ -156,7 +184,8 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("partial", out.partial)
         .get("partial_reason", out.partial_reason)
         .get("stop_reason", out.stop_reason)
-        .get("kernel_counters", out.kernel_counters);
+        .get("kernel_counters", out.kernel_counters)
+        .get("devices", out.devices);
     if (f.error()) return *f.error();
     c = std::move(out);
     return {};

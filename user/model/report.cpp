@@ -1,6 +1,7 @@
 #include "model/report.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace iolens::model {
 
@@ -25,6 +26,7 @@ void OpStats::merge(const OpStats& o) {
     bytes += o.bytes;
     requested_bytes += o.requested_bytes;
     time_ns += o.time_ns;
+    blocked_ns += o.blocked_ns;
     latency_ns.merge(o.latency_ns);
     size_bytes.merge(o.size_bytes);
 }
@@ -39,19 +41,76 @@ uint64_t total_time_ns(const OpTable& ops) {
     return t;
 }
 
-std::vector<const ProcessStats*> top_processes(const Report& report, size_t n) {
+bool probe_live(const CaptureInfo& capture, std::string_view name) {
+    for (const auto& p : capture.probes)
+        if (p.attached && p.name == name) return true;
+    return false;
+}
+
+std::string probe_missing_reason(const CaptureInfo& capture, std::string_view name) {
+    const std::string probe = "probe " + std::string(name);
+    for (const auto& p : capture.probes)
+        if (p.name == name && !p.attached)
+            return probe + " not attached" + (p.reason.empty() ? "" : ": " + p.reason);
+    if (probe_live(capture, name)) return "";
+    return probe + " was not part of this capture";
+}
+
+std::string device_name(const CaptureInfo& capture, uint32_t dev) {
+    if (auto it = capture.devices.find(dev); it != capture.devices.end() && !it->second.empty())
+        return it->second;
+    return std::to_string(dev_major(dev)) + ":" + std::to_string(dev_minor(dev));
+}
+
+namespace {
+
+// The n processes with the largest key, largest first (ties: lower pid, then
+// earlier start); with skip_zero, processes whose key is 0 are left out.
+std::vector<const ProcessStats*> rank_processes(const Report& report, size_t n,
+                                                const std::function<uint64_t(const ProcessStats&)>& key,
+                                                bool skip_zero) {
     std::vector<const ProcessStats*> out;
     out.reserve(report.processes.size());
-    for (const auto& p : report.processes) out.push_back(&p);
-    const auto by_bytes = [](const ProcessStats* a, const ProcessStats* b) {
-        const uint64_t ba = rw_bytes(a->ops), bb = rw_bytes(b->ops);
-        if (ba != bb) return ba > bb;
+    for (const auto& p : report.processes)
+        if (!skip_zero || key(p) != 0) out.push_back(&p);
+    const auto order = [&](const ProcessStats* a, const ProcessStats* b) {
+        const uint64_t ka = key(*a), kb = key(*b);
+        if (ka != kb) return ka > kb;
         if (a->info.pid != b->info.pid) return a->info.pid < b->info.pid;
         return a->info.start_ns < b->info.start_ns;
     };
     n = std::min(n, out.size());
-    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), by_bytes);
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), order);
     out.resize(n);
+    return out;
+}
+
+}  // namespace
+
+std::vector<const ProcessStats*> top_processes(const Report& report, size_t n) {
+    return rank_processes(report, n, [](const ProcessStats& p) { return rw_bytes(p.ops); }, false);
+}
+
+std::vector<const ProcessStats*> top_processes_by_cache_in(const Report& report, size_t n) {
+    return rank_processes(report, n, [](const ProcessStats& p) { return p.page_cache.brought_in(); },
+                          true);
+}
+
+std::vector<const ProcessStats*> top_processes_by_block(const Report& report, size_t n) {
+    return rank_processes(
+        report, n, [](const ProcessStats& p) { return p.block.read_bytes + p.block.write_bytes; },
+        true);
+}
+
+std::vector<const FileStats*> top_files_by_cache_in(const Report& report, size_t n) {
+    std::vector<const FileStats*> out;
+    for (const auto& f : report.files)
+        if (f.page_cache.brought_in() != 0) out.push_back(&f);
+    // Stable: equal files keep the report's order (bytes, then path).
+    std::stable_sort(out.begin(), out.end(), [](const FileStats* a, const FileStats* b) {
+        return a->page_cache.brought_in() > b->page_cache.brought_in();
+    });
+    if (out.size() > n) out.resize(n);
     return out;
 }
 

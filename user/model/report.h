@@ -8,10 +8,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "iolens/abi.h"
+#include "model/block_stats.h"
 #include "model/histogram.h"
+#include "model/page_cache.h"
 
 namespace iolens::model {
 
@@ -25,6 +28,7 @@ struct OpStats {
     uint64_t bytes = 0;            // bytes returned (read/write/readdir), mapped (mmap)
     uint64_t requested_bytes = 0;  // bytes asked for
     uint64_t time_ns = 0;          // total time inside the calls
+    uint64_t blocked_ns = 0;       // of it, off CPU in uninterruptible sleep (blocking probe)
     Histogram latency_ns;          // one sample per call
     Histogram size_bytes;          // one sample per successful call that moves bytes
     void merge(const OpStats& o);
@@ -58,7 +62,25 @@ struct CaptureInfo {
     // truncated or corrupt): what we know and why the report is partial.
     bool partial = false;
     std::string partial_reason;
+    // Kernel dev_t -> device name ("vda", "nvme0n1p1") for the disks and
+    // file systems seen, so the report names them without the traced machine.
+    std::map<uint32_t, std::string> devices;
 };
+
+// Probe family names as CaptureInfo::probes lists them, for the figures
+// that exist only when that family was attached.
+inline constexpr std::string_view kProbePageCache = "pagecache";
+inline constexpr std::string_view kProbeBlocking = "blocking";
+inline constexpr std::string_view kProbeBlock = "block";
+
+// True when a probe family of that name was attached: its figures are
+// measured. Otherwise they are unknown (shown as null / "n/a"), never 0.
+bool probe_live(const CaptureInfo& capture, std::string_view name);
+// One line saying why a family's figures are missing: its not-attached reason,
+// or that this capture did not include it.
+std::string probe_missing_reason(const CaptureInfo& capture, std::string_view name);
+// The recorded name of a device, or "major:minor".
+std::string device_name(const CaptureInfo& capture, uint32_t dev);
 
 struct ProcessInfo {
     uint32_t pid = 0;
@@ -73,6 +95,8 @@ struct ProcessInfo {
 struct ProcessStats {
     ProcessInfo info;
     OpTable ops;
+    PageCacheStats page_cache;
+    ProcessBlock block;  // block requests it submitted
 };
 
 struct FileStats {
@@ -84,6 +108,7 @@ struct FileStats {
     OpTable ops;
     uint64_t sequential = 0;  // reads/writes whose offset continued the previous access
     uint64_t random = 0;      // reads/writes at any other offset
+    PageCacheStats page_cache;
 };
 
 struct Report {
@@ -93,6 +118,9 @@ struct Report {
     std::vector<FileStats> files;         // by bytes read+written, descending; capped
     uint64_t files_total = 0;             // files seen, including those left out
     uint64_t files_omitted = 0;           // files_total - files.size()
+    PageCacheStats page_cache;            // every tracked process together
+    std::vector<BlockDevice> block_devices;  // by total bytes, descending
+    ProcessBlock block_unattributed;      // requests no tracked process submitted (pid 0)
 };
 
 // "major:minor" of a kernel dev_t.
@@ -105,5 +133,11 @@ uint64_t rw_bytes(const OpTable& ops);       // read + write bytes
 uint64_t total_time_ns(const OpTable& ops);  // time in all traced calls
 // The n processes that moved the most read + write bytes (ties: lower pid first).
 std::vector<const ProcessStats*> top_processes(const Report& report, size_t n);
+// The n processes / listed files that brought the most bytes into the page
+// cache (PageCacheStats::brought_in); those that brought none are left out.
+std::vector<const ProcessStats*> top_processes_by_cache_in(const Report& report, size_t n);
+std::vector<const FileStats*> top_files_by_cache_in(const Report& report, size_t n);
+// The n processes that submitted the most block bytes; those with none left out.
+std::vector<const ProcessStats*> top_processes_by_block(const Report& report, size_t n);
 
 }  // namespace iolens::model

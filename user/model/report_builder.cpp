@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -48,6 +49,7 @@ T load(const std::byte* p, size_t bytes = sizeof(T)) {
 void account(OpStats& s, const iolens_syscall_rec& r) {
     s.calls++;
     s.time_ns += r.duration_ns;
+    s.blocked_ns += r.blocked_ns;  // 0 in records without the field
     s.latency_ns.add(r.duration_ns);
     s.requested_bytes += r.requested;
     if (r.ret < 0) {
@@ -81,6 +83,12 @@ struct ReportBuilder::State {
     std::unordered_map<Key, FileStats, KeyHash> files;
     // Per (pid, dev, ino): the file offset where the previous read/write ended.
     std::unordered_map<Key, uint64_t, KeyHash> next_offset;
+    // Per read stream (pid, dev, ino; dev = ino = 0 for reads without file
+    // identity): bytes brought into the cache not yet returned (split_read).
+    std::unordered_map<Key, uint64_t, KeyHash> prefetched;
+    PageCacheStats page_cache;
+    BlockAccumulator block;
+    ProcessBlock block_unattributed;
     uint64_t records = 0;
     uint64_t skipped = 0;
     // One-entry caches: a process issues its calls in runs, mostly on one
@@ -113,23 +121,38 @@ struct ReportBuilder::State {
         return it->second;
     }
 
-    void on_syscall(const iolens_syscall_rec& r);
+    // has_cache: the record carries the page-cache fields (not a
+    // IOLENS_SYSCALL_REC_V1_SIZE record).
+    void on_syscall(const iolens_syscall_rec& r, bool has_cache);
+    void on_pagecache(const iolens_pagecache_rec& r);
+    void on_block(const iolens_block_rec& r);
     void on_file(const iolens_file_rec& r, const char* path);
     void on_fork(const iolens_proc_rec& r);
     void on_exec(const iolens_exec_rec& r, const char* args);
     void on_exit(const iolens_proc_rec& r);
 };
 
-void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r) {
+void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
     if (r.op >= kOpCount) {  // a class added by a newer kernel side
         skipped++;
         return;
     }
     account(totals[r.op], r);
-    account(process(r.pid).ops[r.op], r);
-    if (!(r.flags & IOLENS_SC_HAS_FILE)) return;
+    ProcessStats& p = process(r.pid);
+    account(p.ops[r.op], r);
+    const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
+    // Without the fields a read's hits are unknown, not "all of it".
+    std::optional<CacheRead> cache_read;
+    if (has_cache && is_counted_read(r)) {
+        const Key stream = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
+        cache_read = split_read(r, prefetched[stream]);
+        page_cache.add_read(*cache_read);
+        p.page_cache.add_read(*cache_read);
+    }
+    if (!has_file) return;
     FileStats& f = file(r.dev, r.ino);
     account(f.ops[r.op], r);
+    if (cache_read) f.page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
     // the file ended (or at 0 for its first). Per process, because DataLoader
@@ -143,6 +166,35 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r) {
     else
         f.random++;
     next = r.offset + static_cast<uint64_t>(r.ret);
+}
+
+void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
+    if (r.kind != IOLENS_PC_FAULT_IN && r.kind != IOLENS_PC_EVICT) {  // newer kernel side
+        skipped++;
+        return;
+    }
+    page_cache.add_pagecache(r);
+    if (r.ino != 0) file(r.dev, r.ino).page_cache.add_pagecache(r);
+    if (r.pid == 0) return;
+    if (r.kind == IOLENS_PC_FAULT_IN) {
+        process(r.pid).page_cache.add_pagecache(r);
+    } else {
+        // An eviction names the process that first opened the file, which
+        // may never have been seen doing I/O: charge only a known one rather
+        // than invent an empty process for it.
+        if (auto it = processes.find(r.pid); it != processes.end())
+            it->second.page_cache.add_pagecache(r);
+    }
+}
+
+void ReportBuilder::State::on_block(const iolens_block_rec& r) {
+    block.add(r);
+    // Submission-time attribution done by the kernel side: pid 0 is traffic
+    // of untracked processes, the kernel (writeback), or unknown.
+    if (r.pid != 0)
+        process(r.pid).block.add(r);
+    else
+        block_unattributed.add(r);
 }
 
 void ReportBuilder::State::on_file(const iolens_file_rec& r, const char* path) {
@@ -232,10 +284,26 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
                                          name, hdr.size, need));
         };
         switch (hdr.type) {
-        case IOLENS_REC_SYSCALL:
-            if (hdr.size < sizeof(iolens_syscall_rec))
-                return too_short("syscall", sizeof(iolens_syscall_rec));
-            s.on_syscall(load<iolens_syscall_rec>(rec));
+        case IOLENS_REC_SYSCALL: {
+            // Two sizes exist: before and after the page-cache fields were
+            // appended. The short one loads with those fields zeroed.
+            if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
+                return too_short("syscall", IOLENS_SYSCALL_REC_V1_SIZE);
+            const bool full = hdr.size >= sizeof(iolens_syscall_rec);
+            iolens_syscall_rec r{};
+            std::memcpy(&r, rec, full ? sizeof r : IOLENS_SYSCALL_REC_V1_SIZE);
+            s.on_syscall(r, full);
+            break;
+        }
+        case IOLENS_REC_PAGECACHE:
+            if (hdr.size < sizeof(iolens_pagecache_rec))
+                return too_short("page-cache", sizeof(iolens_pagecache_rec));
+            s.on_pagecache(load<iolens_pagecache_rec>(rec));
+            break;
+        case IOLENS_REC_BLOCK:
+            if (hdr.size < sizeof(iolens_block_rec))
+                return too_short("block", sizeof(iolens_block_rec));
+            s.on_block(load<iolens_block_rec>(rec));
             break;
         case IOLENS_REC_FILE: {
             constexpr size_t fixed = offsetof(iolens_file_rec, path);
@@ -283,6 +351,12 @@ Report ReportBuilder::finish() const {
     Report r;
     r.capture = s.capture;
     r.totals = s.totals;
+    r.page_cache = s.page_cache;
+    r.block_unattributed = s.block_unattributed;
+    r.block_devices = s.block.devices();
+    // Named here, at the end: the END chunk that carries the names is applied
+    // after the records.
+    for (auto& d : r.block_devices) d.name = device_name(s.capture, d.dev);
 
     r.processes.reserve(s.processes.size() + s.retired.size());
     for (const auto& p : s.retired) r.processes.push_back(p);
@@ -292,13 +366,14 @@ Report ReportBuilder::finish() const {
         return a.info.start_ns < b.info.start_ns;
     });
 
-    // Only files some call touched: a FILE record alone (an open whose
-    // syscall record was lost) says nothing about I/O. Rank pointers, copy the
-    // top max_files only: there may be millions of files.
+    // Only files some call or page-cache event touched: a FILE record alone
+    // (an open whose syscall record was lost) says nothing about I/O, but a
+    // file mapped before the capture shows only through its faults. Rank
+    // pointers, copy the top max_files only: there may be millions of files.
     std::vector<const FileStats*> ranked;
     ranked.reserve(s.files.size());
     for (const auto& [key, f] : s.files) {
-        bool touched = false;
+        bool touched = !f.page_cache.empty();
         for (const auto& op : f.ops) touched |= op.calls != 0;
         if (touched) ranked.push_back(&f);
     }

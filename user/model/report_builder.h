@@ -33,7 +33,8 @@ public:
     // it are kept). Records of unknown type are skipped by their size.
     Result<void> add_records(std::span<const std::byte> records);
     uint64_t records_seen() const;     // well-formed records walked, skipped ones included
-    uint64_t records_skipped() const;  // unknown record types or syscall classes (newer kernel side)
+    uint64_t records_skipped() const;  // unknown record types, syscall classes or page-cache
+                                       // kinds (newer kernel side)
 
     Report finish() const;
 

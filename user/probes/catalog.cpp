@@ -2,35 +2,74 @@
 
 namespace iolens::probes {
 
+const std::vector<FamilySpec>& family_specs()
+{
+    static const std::vector<FamilySpec> specs = {
+        {"process", "follows the target through fork, exec and exit",
+         {"sched_process_fork", "sched_process_exec", "sched_process_exit"}, {}, true, true},
+        {"syscalls", "file syscalls: sizes, latencies, errors, files",
+         {"sys_enter", "sys_exit"}, {}, true, true},
+        {"pagecache", "page-cache hits and misses, readahead, mmap faults, evictions",
+         {"mm_filemap_add_to_page_cache", "mm_filemap_delete_from_page_cache"},
+         {{"mm_filemap_fault", "major fault counts"},
+          {"page_cache_sync_ra", "synchronous readahead counts and bytes"},
+          {"page_cache_async_ra", "asynchronous readahead counts and bytes"}},
+         false, true},
+        {"blocking", "time blocked off CPU inside file syscalls", {"sched_switch"}, {}, false, false},
+        {"block", "block requests: latency, queue time, size, depth, submitter",
+         {"block_getrq", "block_rq_issue", "block_rq_complete"},
+         {{"block_rq_insert", "queue time (insert to issue)"}},
+         false, true},
+    };
+    return specs;
+}
+
+const FamilySpec* find_family(const std::string& name)
+{
+    for (const auto& s : family_specs())
+        if (s.name == name)
+            return &s;
+    return nullptr;
+}
+
 namespace {
 
-FamilyPlan plan(const Features& f, const std::string& family, const std::vector<std::string>& tps)
+std::string join(const char* prefix, const std::vector<std::string>& tps)
 {
-    FamilyPlan p{family, "", false, ""};
-    std::vector<std::string> missing;
+    std::string s;
     for (const auto& tp : tps)
+        s += (s.empty() ? "" : ",") + std::string(prefix) + "/" + tp;
+    return s;
+}
+
+FamilyPlan plan(const Features& f, const FamilySpec& spec)
+{
+    FamilyPlan p{spec.name, "", false, "", {}};
+    std::vector<std::string> missing;
+    for (const auto& tp : spec.required)
         if (!f.has_btf_tracepoint(tp))
             missing.push_back(tp);
-    auto join = [&](const char* prefix) {
-        std::string s;
-        for (const auto& tp : tps)
-            s += (s.empty() ? "" : ",") + std::string(prefix) + "/" + tp;
-        return s;
-    };
-    if (f.btf && missing.empty()) {
-        p.hook = join("tp_btf");
-        p.available = true;
-        p.reason = "BTF-typed raw tracepoints";
-    } else if (!f.btf) {
-        p.hook = join("raw_tp");
-        p.available = false;
+    if (!f.btf) {
         p.reason = "no kernel BTF (/sys/kernel/btf/vmlinux): CO-RE cannot relocate the programs";
-    } else {
+        return p;
+    }
+    if (!missing.empty()) {
         std::string m;
         for (const auto& tp : missing)
             m += (m.empty() ? "" : ", ") + tp;
         p.reason = "tracepoint(s) not in this kernel: " + m;
+        return p;
     }
+    std::vector<std::string> tps = spec.required;
+    for (const auto& opt : spec.optional) {
+        if (f.has_btf_tracepoint(opt.name))
+            tps.push_back(opt.name);
+        else
+            p.degraded.push_back("no " + opt.name + ": " + opt.without + " unavailable");
+    }
+    p.hook = join("tp_btf", tps);
+    p.available = true;
+    p.reason = spec.provides;
     return p;
 }
 
@@ -39,11 +78,11 @@ FamilyPlan plan(const Features& f, const std::string& family, const std::vector<
 std::vector<FamilyPlan> plan_probes(const Features& f)
 {
     std::vector<FamilyPlan> plans;
-    plans.push_back(plan(f, "process", {"sched_process_fork", "sched_process_exec", "sched_process_exit"}));
-    plans.push_back(plan(f, "syscalls", {"sys_enter", "sys_exit"}));
+    for (const auto& spec : family_specs())
+        plans.push_back(plan(f, spec));
     if (!f.task_storage && f.can_trace())
         for (auto& p : plans)
-            if (p.family == "syscalls") {
+            if (p.family == "syscalls" || p.family == "pagecache" || p.family == "blocking") {
                 p.available = false;
                 p.reason = "no task storage for tracing programs (kernel < 5.11)";
             }

@@ -6,56 +6,27 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 
+#include "block.skel.h"
+#include "blocking.skel.h"
+#include "pagecache.skel.h"
+#include "probes/catalog.h"
 #include "proc.skel.h"
-#include "probes/skeleton.h"
 #include "syscalls.skel.h"
 
 namespace iolens::probes {
 
 namespace {
 
-using ProcSkel = SkeletonPtr<proc_bpf, proc_bpf__destroy>;
-using SyscallsSkel = SkeletonPtr<syscalls_bpf, syscalls_bpf__destroy>;
-
-// One way of hooking a family: the section prefix and the tracepoints it needs.
 enum class Hook { TpBtf, RawTp };
 
 const char* hook_prefix(Hook h) { return h == Hook::TpBtf ? "tp_btf" : "raw_tp"; }
 
-std::string join_hooks(Hook h, const std::vector<std::string>& tps)
-{
-    std::string s;
-    for (const auto& tp : tps)
-        s += (s.empty() ? "" : ",") + std::string(hook_prefix(h)) + "/" + tp;
-    return s;
-}
-
-// The hooks worth trying for a family, best first, given what the kernel has
-// (or only the forced one).
-std::vector<Hook> candidate_hooks(const Features& f, const std::vector<std::string>& tps,
-                                  const std::string& force_hook)
-{
-    if (force_hook == "raw_tp")
-        return {Hook::RawTp};
-    if (force_hook == "tp_btf")
-        return {Hook::TpBtf};
-    bool all_in_btf = f.btf;
-    for (const auto& tp : tps)
-        all_in_btf = all_in_btf && f.has_btf_tracepoint(tp);
-    std::vector<Hook> hooks;
-    if (all_in_btf)
-        hooks.push_back(Hook::TpBtf);
-    hooks.push_back(Hook::RawTp);
-    return hooks;
-}
-
-std::string errno_text(int err)
-{
-    return std::strerror(err < 0 ? -err : err);
-}
+std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
 {
@@ -65,19 +36,93 @@ int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
     while (n && buf[n - 1] == '\n')
         buf[--n] = 0;
     if (level == LIBBPF_WARN)
-        spdlog::debug("libbpf: {}", buf);  // load failures are explained by us, at warn
+        spdlog::debug("libbpf: {}", buf);  // load failures are explained by us, at warn or error
     else
         spdlog::trace("libbpf: {}", buf);
     return 0;
 }
 
+// A skeleton whose type has been erased: its owner and its bpf_object.
+struct SkeletonHandle {
+    std::unique_ptr<void, void (*)(void*)> owner{nullptr, nullptr};
+    bpf_object* obj = nullptr;
+};
+
+// Opens one family's skeleton and sets its tunables (all families share the
+// rodata declared in bpf/common.bpf.h).
+template <typename Skel, Skel* (*Open)(), void (*Destroy)(Skel*)>
+SkeletonHandle open_skeleton(uint64_t wakeup_bytes)
+{
+    Skel* s = Open();
+    if (!s)
+        return {};
+    s->rodata->iolens_wakeup_bytes = wakeup_bytes;
+    return SkeletonHandle{{s, [](void* p) { Destroy(static_cast<Skel*>(p)); }}, s->obj};
+}
+
+using Opener = SkeletonHandle (*)(uint64_t);
+
+Opener opener_for(const std::string& family)
+{
+    if (family == "process")
+        return open_skeleton<proc_bpf, proc_bpf__open, proc_bpf__destroy>;
+    if (family == "syscalls")
+        return open_skeleton<syscalls_bpf, syscalls_bpf__open, syscalls_bpf__destroy>;
+    if (family == "pagecache")
+        return open_skeleton<pagecache_bpf, pagecache_bpf__open, pagecache_bpf__destroy>;
+    if (family == "blocking")
+        return open_skeleton<blocking_bpf, blocking_bpf__open, blocking_bpf__destroy>;
+    if (family == "block")
+        return open_skeleton<block_bpf, block_bpf__open, block_bpf__destroy>;
+    return nullptr;
+}
+
+// The hooks worth trying for a family, best first, given what the kernel has
+// (or only the forced one).
+std::vector<Hook> candidate_hooks(const Features& f, const FamilySpec& spec, const std::string& force_hook)
+{
+    bool all_in_btf = f.btf;
+    for (const auto& tp : spec.required)
+        all_in_btf = all_in_btf && f.has_btf_tracepoint(tp);
+    std::vector<Hook> hooks;
+    if (all_in_btf && force_hook != "raw_tp")
+        hooks.push_back(Hook::TpBtf);
+    if (spec.has_raw_tp && force_hook != "tp_btf")
+        hooks.push_back(Hook::RawTp);
+    return hooks;
+}
+
+// Section "tp_btf/sys_enter" -> ("tp_btf", "sys_enter").
+std::pair<std::string, std::string> split_section(const char* sec)
+{
+    std::string s = sec ? sec : "";
+    auto slash = s.find('/');
+    if (slash == std::string::npos)
+        return {s, ""};
+    return {s.substr(0, slash), s.substr(slash + 1)};
+}
+
+struct LinkDeleter {
+    void operator()(bpf_link* l) const noexcept { bpf_link__destroy(l); }
+};
+
 }  // namespace
 
-struct ProbeSet::Skeletons {
-    ProcSkel proc;
-    SyscallsSkel syscalls;
-    Hook proc_hook = Hook::RawTp;
-    Hook syscalls_hook = Hook::RawTp;
+struct ProbeSet::Family {
+    const FamilySpec* spec = nullptr;
+    SkeletonHandle skeleton;  // declared before links: destroyed after them
+    Hook hook = Hook::RawTp;
+    std::vector<std::string> tracepoints;  // whose programs are loaded
+    std::vector<std::string> degraded;     // optional tracepoints missing, and what that costs
+    std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
+
+    std::string hooks() const
+    {
+        std::string s;
+        for (const auto& tp : tracepoints)
+            s += (s.empty() ? "" : ",") + std::string(hook_prefix(hook)) + "/" + tp;
+        return s;
+    }
 };
 
 const char* counter_name(int counter)
@@ -88,52 +133,84 @@ const char* counter_name(int counter)
     case IOLENS_CNT_STATE_FAIL: return "no_thread_state";
     case IOLENS_CNT_PID_RANGE: return "pid_above_bitmap";
     case IOLENS_CNT_PATH_TRUNC: return "path_truncated";
+    case IOLENS_CNT_BLOCK_UNMATCHED: return "block_issued_before_start";
+    case IOLENS_CNT_INODE_MAP_FULL: return "inode_watch_full";
     default: return "unknown";
     }
 }
 
 namespace {
 
-// Autoloads the programs of one hook variant (by section prefix) and not the
-// others: the choice is made here, before load, never by kernel version.
-void select_hook(bpf_object* obj, Hook hook)
+// Opens and loads one family with the best hook the kernel accepts, falling
+// back hook by hook. Shared maps already created by an earlier family are
+// reused; the maps this family creates are added to `shared`.
+Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, const Features& features,
+                                                      const ProbeOptions& options,
+                                                      std::map<std::string, int>& shared)
 {
-    const std::string prefix = std::string(hook_prefix(hook)) + "/";
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, obj)
-    {
-        const char* sec = bpf_program__section_name(prog);
-        bpf_program__set_autoload(prog, sec && std::strncmp(sec, prefix.c_str(), prefix.size()) == 0);
-    }
-}
-
-// Opens and loads one family's skeleton with the best hook the kernel accepts,
-// falling back hook by hook. `prepare` sizes maps and sets tunables (between
-// open and load, as libbpf wants).
-template <typename Skel, void (*Destroy)(Skel*)>
-Result<SkeletonPtr<Skel, Destroy>> load_family(const char* family, const Features& features,
-                                               const std::string& force_hook,
-                                               const std::vector<std::string>& tracepoints, Skel* (*open)(),
-                                               int (*load)(Skel*), const std::function<void(Skel*)>& prepare,
-                                               Hook& chosen)
-{
+    Opener open = opener_for(spec.name);
+    if (!open)
+        return make_error("no BPF object for probe family " + spec.name);
+    const uint32_t bitmap_words = (features.pid_max + 63) / 64;
     std::string errors;
-    for (Hook hook : candidate_hooks(features, tracepoints, force_hook)) {
-        SkeletonPtr<Skel, Destroy> skel(open());
-        if (!skel)
-            return make_error(std::string("cannot open the ") + family + " BPF object: " + errno_text(errno));
-        select_hook(skel->obj, hook);
-        prepare(skel.get());
-        if (int err = load(skel.get()); err != 0) {
+    for (Hook hook : candidate_hooks(features, spec, options.force_hook)) {
+        auto fam = std::make_unique<ProbeSet::Family>();
+        fam->spec = &spec;
+        fam->hook = hook;
+        fam->skeleton = open(options.wakeup_bytes);
+        if (!fam->skeleton.obj)
+            return make_error("cannot open the " + spec.name + " BPF object: " + errno_text(errno));
+
+        // Programs of this hook kind only; optional ones only where their
+        // tracepoint exists (without BTF we cannot tell, so try them all).
+        bpf_program* prog;
+        bpf_object__for_each_program(prog, fam->skeleton.obj)
+        {
+            auto [kind, tp] = split_section(bpf_program__section_name(prog));
+            bool wanted = kind == hook_prefix(hook);
+            if (wanted) {
+                bool required = std::find(spec.required.begin(), spec.required.end(), tp) != spec.required.end();
+                if (!required && features.btf && !features.has_btf_tracepoint(tp)) {
+                    wanted = false;
+                    for (const auto& opt : spec.optional)
+                        if (opt.name == tp)
+                            fam->degraded.push_back("no " + tp + ": " + opt.without + " unavailable");
+                }
+            }
+            bpf_program__set_autoload(prog, wanted);
+            if (wanted)
+                fam->tracepoints.push_back(tp);
+        }
+        bpf_map* map;
+        bpf_object__for_each_map(map, fam->skeleton.obj)
+        {
+            const std::string name = bpf_map__name(map);
+            if (auto it = shared.find(name); it != shared.end())
+                bpf_map__reuse_fd(map, it->second);
+            else if (name == "iolens_tracked")
+                bpf_map__set_max_entries(map, bitmap_words);
+            else if (name == "iolens_events")
+                bpf_map__set_max_entries(map, static_cast<uint32_t>(options.ringbuf_bytes));
+        }
+        if (int err = bpf_object__load(fam->skeleton.obj); err != 0) {
             errors += std::string(errors.empty() ? "" : "; ") + hook_prefix(hook) + ": " + errno_text(err);
-            spdlog::debug("{} probes: {} failed to load: {}", family, hook_prefix(hook), errno_text(err));
+            spdlog::debug("{} probes: {} failed to load: {}", spec.name, hook_prefix(hook), errno_text(err));
             continue;
         }
-        chosen = hook;
-        spdlog::debug("{} probes loaded: {}", family, join_hooks(hook, tracepoints));
-        return skel;
+        bpf_object__for_each_map(map, fam->skeleton.obj)
+        {
+            const std::string name = bpf_map__name(map);
+            if (name.find('.') == std::string::npos)  // not .rodata/.bss: a named map
+                shared.emplace(name, bpf_map__fd(map));
+        }
+        spdlog::debug("{} probes loaded: {}", spec.name, fam->hooks());
+        for (const auto& d : fam->degraded)
+            spdlog::debug("{} probes: {}", spec.name, d);
+        return fam;
     }
-    return make_error(std::string("cannot load the ") + family + " BPF programs (" + errors +
+    if (errors.empty())
+        errors = "no usable hook on this kernel";
+    return make_error("cannot load the " + spec.name + " BPF programs (" + errors +
                       "): run `iolens check` to see what this kernel lacks");
 }
 
@@ -143,82 +220,86 @@ Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const
 {
     libbpf_set_print(libbpf_log);
     std::unique_ptr<ProbeSet> set(new ProbeSet());
-    set->skels_ = std::make_unique<Skeletons>();
-    Skeletons& sk = *set->skels_;
+    // The process family comes first (family_specs order) and creates the
+    // shared maps; every other family reuses them.
+    for (const auto& spec : family_specs()) {
+        auto fam = load_family(spec, features, options, set->shared_maps_);
+        if (!fam) {
+            if (spec.essential)
+                return fam.error();
+            spdlog::warn("{}: {}", spec.name, fam.error().message);
+            set->statuses_.push_back({spec.name, "", false, fam.error().message});
+            continue;
+        }
+        std::string reason = spec.provides;
+        for (const auto& d : fam.value()->degraded)
+            reason += "; " + d;
+        set->statuses_.push_back({spec.name, fam.value()->hooks(), false, reason});
+        set->families_.push_back(std::move(fam.value()));
+    }
     const uint32_t bitmap_words = (features.pid_max + 63) / 64;
-
-    // The process family comes first and creates the shared maps.
-    const std::vector<std::string> proc_tps = {"sched_process_fork", "sched_process_exec", "sched_process_exit"};
-    auto proc = load_family<proc_bpf, proc_bpf__destroy>(
-        "process-tracking", features, options.force_hook, proc_tps, proc_bpf__open, proc_bpf__load,
-        [&](proc_bpf* skel) {
-            bpf_map__set_max_entries(skel->maps.iolens_tracked, bitmap_words);
-            bpf_map__set_max_entries(skel->maps.iolens_events, static_cast<uint32_t>(options.ringbuf_bytes));
-            skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
-        },
-        sk.proc_hook);
-    if (!proc)
-        return proc.error();
-    sk.proc = std::move(proc.value());
-    set->statuses_.push_back({"process", join_hooks(sk.proc_hook, proc_tps), false, ""});
+    if (auto r = set->tracked_.map(set->shared_maps_.at("iolens_tracked"), bitmap_words); !r)
+        return r.error();
     spdlog::debug("tracked-pid bitmap {} words (pid_max {}); ring buffer {} MiB", bitmap_words, features.pid_max,
                   options.ringbuf_bytes >> 20);
-    if (auto r = set->tracked_.map(bpf_map__fd(sk.proc->maps.iolens_tracked), bitmap_words); !r)
-        return r.error();
-
-    // Every other family reuses them.
-    const std::vector<std::string> sys_tps = {"sys_enter", "sys_exit"};
-    auto sys = load_family<syscalls_bpf, syscalls_bpf__destroy>(
-        "syscall", features, options.force_hook, sys_tps, syscalls_bpf__open, syscalls_bpf__load,
-        [&](syscalls_bpf* skel) {
-            bpf_map__reuse_fd(skel->maps.iolens_tracked, bpf_map__fd(sk.proc->maps.iolens_tracked));
-            bpf_map__reuse_fd(skel->maps.iolens_events, bpf_map__fd(sk.proc->maps.iolens_events));
-            bpf_map__reuse_fd(skel->maps.iolens_counters, bpf_map__fd(sk.proc->maps.iolens_counters));
-            skel->rodata->iolens_wakeup_bytes = options.wakeup_bytes;
-        },
-        sk.syscalls_hook);
-    if (!sys)
-        return sys.error();
-    sk.syscalls = std::move(sys.value());
-    set->statuses_.push_back({"syscalls", join_hooks(sk.syscalls_hook, sys_tps), false, ""});
     return set;
 }
 
-ProbeSet::~ProbeSet() = default;
+ProbeSet::~ProbeSet()
+{
+    // Links before the objects they attach (Family's member order does that),
+    // and every family before the shared maps' owner, the first one.
+    while (!families_.empty())
+        families_.pop_back();
+}
 
 Result<void> ProbeSet::attach()
 {
-    if (int err = proc_bpf__attach(skels_->proc.get()); err != 0) {
-        statuses_[0].reason = "attach failed: " + errno_text(err);
-        return make_error("cannot attach the process-tracking probes: " + errno_text(err));
+    for (auto& fam : families_) {
+        auto status = std::find_if(statuses_.begin(), statuses_.end(),
+                                   [&](const model::ProbeStatus& s) { return s.name == fam->spec->name; });
+        bpf_program* prog;
+        std::string failure;
+        bpf_object__for_each_program(prog, fam->skeleton.obj)
+        {
+            if (!bpf_program__autoload(prog) || !failure.empty())
+                continue;
+            bpf_link* link = bpf_program__attach(prog);
+            if (!link) {
+                failure = std::string(bpf_program__section_name(prog)) + ": " + errno_text(errno);
+                continue;
+            }
+            fam->links.emplace_back(link);
+        }
+        if (!failure.empty()) {
+            fam->links.clear();
+            status->reason = "attach failed: " + failure;
+            if (fam->spec->essential)
+                return make_error("cannot attach the " + fam->spec->name + " probes: " + failure);
+            spdlog::warn("{} probes not attached: {}", fam->spec->name, failure);
+            continue;
+        }
+        status->attached = true;
     }
-    statuses_[0].attached = true;
-    if (int err = syscalls_bpf__attach(skels_->syscalls.get()); err != 0) {
-        statuses_[1].reason = "attach failed: " + errno_text(err);
-        return make_error("cannot attach the syscall probes: " + errno_text(err));
-    }
-    statuses_[1].attached = true;
     return {};
 }
 
 void ProbeSet::detach()
 {
-    if (skels_->syscalls)
-        syscalls_bpf__detach(skels_->syscalls.get());
-    if (skels_->proc)
-        proc_bpf__detach(skels_->proc.get());
+    for (auto& fam : families_)
+        fam->links.clear();
 }
 
 int ProbeSet::ringbuf_fd() const
 {
-    return bpf_map__fd(skels_->proc->maps.iolens_events);
+    return shared_maps_.at("iolens_events");
 }
 
 std::map<std::string, uint64_t> ProbeSet::read_counters() const
 {
     std::map<std::string, uint64_t> out;
     const int ncpu = libbpf_num_possible_cpus();
-    const int fd = bpf_map__fd(skels_->proc->maps.iolens_counters);
+    const int fd = shared_maps_.at("iolens_counters");
     std::vector<uint64_t> values(ncpu > 0 ? ncpu : 1);
     for (uint32_t key = 0; key < IOLENS_CNT_COUNT; key++) {
         uint64_t sum = 0;

@@ -1,10 +1,12 @@
 #pragma once
 // Loads and attaches iolens's BPF probe families, choosing for each the best
-// hook this kernel accepts, and owns every kernel resource they create. The
-// first family loaded creates the shared maps (tracked processes, ring buffer,
-// counters); the others reuse them.
+// hook this kernel accepts, and owns every kernel resource they create.
 //
-// Lifecycle: open -> set sizes and tunables -> load -> attach, as libbpf wants.
+// Maps with the same name in several families (the tracked-process bitmap, the
+// ring buffer, the counters, per-thread state, watched inodes) are created by
+// the first family that declares them and reused by the others, so all
+// families share them. Lifecycle per family: open -> size maps, set tunables,
+// reuse shared maps, pick programs -> load -> attach, as libbpf wants.
 // Destroying the ProbeSet releases everything (links, programs, maps).
 #include <cstdint>
 #include <map>
@@ -16,6 +18,9 @@
 #include "probes/features.h"
 #include "probes/tracked_set.h"
 #include "util/result.h"
+
+struct bpf_object;
+struct bpf_link;
 
 namespace iolens::probes {
 
@@ -34,8 +39,9 @@ public:
     ProbeSet(const ProbeSet&) = delete;
     ProbeSet& operator=(const ProbeSet&) = delete;
 
-    // Attaches every loaded program. Process tracking attaches before syscalls
-    // so that no child forked during the attach escapes.
+    // Attaches every loaded family, process tracking first so that no child
+    // forked during the attach escapes. Fails only if an essential family
+    // (process, syscalls) cannot attach; the others are marked not attached.
     Result<void> attach();
     // Detaches every program (no new events) but keeps the maps, so the ring
     // buffer can be drained and the counters read afterwards.
@@ -47,11 +53,13 @@ public:
     // Kernel counters summed over CPUs, by name (see enum iolens_counter).
     std::map<std::string, uint64_t> read_counters() const;
 
+    struct Family;  // one loaded probe family (probe_set.cpp)
+
 private:
     ProbeSet() = default;
-    struct Skeletons;
-    std::unique_ptr<Skeletons> skels_;
-    std::vector<model::ProbeStatus> statuses_;
+    std::vector<std::unique_ptr<Family>> families_;  // in load order
+    std::map<std::string, int> shared_maps_;         // name -> fd, owned by the family that created it
+    std::vector<model::ProbeStatus> statuses_;       // parallel to families_
     TrackedSet tracked_;
 };
 

@@ -23,32 +23,101 @@ json hist_to_json(const model::Histogram& h) {
     };
 }
 
-json op_stats_to_json(const model::OpStats& s) {
+// Which optional probe families were live: their figures are null otherwise,
+// so a missing probe never reads as "zero".
+struct Live {
+    bool page_cache, blocking, block;
+    explicit Live(const model::CaptureInfo& c)
+        : page_cache(model::probe_live(c, model::kProbePageCache)),
+          blocking(model::probe_live(c, model::kProbeBlocking)),
+          block(model::probe_live(c, model::kProbeBlock)) {}
+};
+
+json or_null(bool live, uint64_t v) { return live ? json(v) : json(nullptr); }
+
+json op_stats_to_json(const model::OpStats& s, const Live& live) {
     return {
         {"calls", s.calls},
         {"errors", s.errors},
         {"bytes", s.bytes},
         {"requested_bytes", s.requested_bytes},
         {"time_ns", s.time_ns},
+        {"blocked_ns", or_null(live.blocking, s.blocked_ns)},
         {"latency_ns", hist_to_json(s.latency_ns)},
         {"size_bytes", hist_to_json(s.size_bytes)},
     };
 }
 
 // Every class is present, calls 0 included, so consumers need no existence checks.
-json op_table_to_json(const model::OpTable& ops) {
+json op_table_to_json(const model::OpTable& ops, const Live& live) {
     json out = json::object();
-    for (int op = 0; op < model::kOpCount; ++op) out[model::op_name(op)] = op_stats_to_json(ops[op]);
+    for (int op = 0; op < model::kOpCount; ++op)
+        out[model::op_name(op)] = op_stats_to_json(ops[op], live);
     return out;
+}
+
+json page_cache_to_json(const model::PageCacheStats& s, const Live& live) {
+    if (!live.page_cache) return nullptr;
+    const auto ratio = s.hit_ratio();
+    return {
+        {"hit_ratio", ratio ? json(*ratio) : json(nullptr)},
+        {"hit_bytes", s.hit_bytes},
+        {"miss_bytes", s.miss_bytes},
+        {"readahead_bytes", s.readahead_bytes},
+        {"readahead_unused_bytes", s.readahead_unused_bytes},
+        {"fault_bytes", s.fault_bytes},
+        {"major_faults", s.major_faults},
+        {"evicted_bytes", s.evicted_bytes},
+        {"blocked_ns", or_null(live.blocking, s.blocked_ns)},
+    };
+}
+
+json process_block_to_json(const model::ProcessBlock& b, const Live& live) {
+    if (!live.block) return nullptr;
+    return {{"read_bytes", b.read_bytes}, {"write_bytes", b.write_bytes}, {"requests", b.requests}};
+}
+
+json block_stats_to_json(const model::BlockStats& s) {
+    return {
+        {"requests", s.requests},
+        {"bytes", s.bytes},
+        {"latency_ns", hist_to_json(s.latency_ns)},
+        {"queue_ns", hist_to_json(s.queue_ns)},
+        {"size_bytes", hist_to_json(s.size_bytes)},
+        {"sequential", s.sequential},
+        {"random", s.random},
+        {"max_depth", s.max_depth},
+    };
+}
+
+json block_to_json(const model::Report& r, const Live& live) {
+    if (!live.block) return nullptr;
+    json devices = json::array();
+    for (const auto& d : r.block_devices) {
+        devices.push_back({
+            {"name", d.name},
+            {"dev", d.dev},
+            {"major", model::dev_major(d.dev)},
+            {"minor", model::dev_minor(d.dev)},
+            {"read", block_stats_to_json(d.read)},
+            {"write", block_stats_to_json(d.write)},
+            {"other_requests", d.other_requests},
+        });
+    }
+    return {{"devices", std::move(devices)},
+            {"unattributed", process_block_to_json(r.block_unattributed, live)}};
 }
 
 }  // namespace
 
 json report_to_json(const model::Report& r) {
+    const Live live(r.capture);
     json processes = json::array();
     for (const auto& p : r.processes) {
         json j = model::process_to_json(p.info);
-        j["ops"] = op_table_to_json(p.ops);
+        j["ops"] = op_table_to_json(p.ops, live);
+        j["page_cache"] = page_cache_to_json(p.page_cache, live);
+        j["block"] = process_block_to_json(p.block, live);
         processes.push_back(std::move(j));
     }
     json files = json::array();
@@ -60,16 +129,19 @@ json report_to_json(const model::Report& r) {
             {"dev_minor", model::dev_minor(f.dev)},
             {"ino", f.ino},
             {"size", f.size},
-            {"ops", op_table_to_json(f.ops)},
+            {"ops", op_table_to_json(f.ops, live)},
             {"sequential", f.sequential},
             {"random", f.random},
+            {"page_cache", page_cache_to_json(f.page_cache, live)},
         });
     }
     return {
         {"schema", kReportSchema},
         {"version", kReportVersion},
         {"capture", model::capture_to_json(r.capture)},
-        {"totals", op_table_to_json(r.totals)},
+        {"totals", op_table_to_json(r.totals, live)},
+        {"page_cache", page_cache_to_json(r.page_cache, live)},
+        {"block", block_to_json(r, live)},
         {"processes", std::move(processes)},
         {"files", std::move(files)},
         {"files_total", r.files_total},

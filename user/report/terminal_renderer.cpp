@@ -1,45 +1,43 @@
 #include "report/terminal_renderer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "report/terminal_sections.h"
 #include "report/text_format.h"
 
 namespace iolens::report {
 
+namespace detail {
+
+void print_lines(Ctx& c, const std::vector<std::string>& lines, const char* sgr) {
+    for (const auto& l : lines) c.out << (sgr ? c.paint(sgr, l) : l) << '\n';
+}
+
+void section_title(Ctx& c, const std::string& title, const std::string& note) {
+    c.out << '\n' << c.paint(kBold, title) << (note.empty() ? "" : " " + note) << '\n';
+}
+
+std::string percent(std::optional<double> fraction) {
+    if (!fraction) return "-";
+    return fmt::format("{:.1f}%", *fraction * 100.0);
+}
+
+void not_available(Ctx& c, const model::CaptureInfo& cap, std::string_view probe) {
+    const std::string line = "n/a: " + model::probe_missing_reason(cap, probe);
+    c.out << "  " << c.paint(kWarn, elide_end(line, c.width - 2)) << '\n';
+}
+
+}  // namespace detail
+
 namespace {
 
 using model::Report;
-
-// ANSI SGR codes, applied after padding so they never count as columns.
-constexpr const char* kBold = "1";
-constexpr const char* kAlert = "1;31";  // bold red: data loss, partial report
-constexpr const char* kWarn = "33";     // yellow: degraded output
-constexpr const char* kRed = "31";
-
-class Painter {
-public:
-    explicit Painter(bool on) : on_(on) {}
-    std::string operator()(const char* sgr, const std::string& text) const {
-        return on_ ? "\x1b[" + std::string(sgr) + "m" + text + "\x1b[0m" : text;
-    }
-
-private:
-    bool on_;
-};
-
-struct Ctx {
-    std::ostream& out;
-    Painter paint;
-    size_t width;
-    size_t top_n;
-};
-
-void print_lines(Ctx& c, const std::vector<std::string>& lines, const char* sgr = nullptr) {
-    for (const auto& l : lines) c.out << (sgr ? c.paint(sgr, l) : l) << '\n';
-}
+using namespace detail;
 
 std::string target_of(const model::CaptureInfo& cap) {
     if (!cap.command.empty()) return shell_join(cap.command);
@@ -215,6 +213,10 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
     for (const auto& s : r.totals) any |= s.calls != 0;
     if (!any) {
         c.out << "\nNo traced I/O calls were recorded.\n";
+        // Faults on mappings made before the capture, and the disks' traffic,
+        // can still be there; absent probes need no n/a on an empty report.
+        if (model::probe_live(r.capture, model::kProbePageCache)) page_cache_section(c, r);
+        if (model::probe_live(r.capture, model::kProbeBlock)) block_section(c, r);
         return;
     }
     class_table(c, r);
@@ -226,6 +228,8 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
                                 " more files, each with fewer bytes, are counted in the totals "
                                 "but not listed in this report.",
                             c.width, "  ", "  "));
+    page_cache_section(c, r);
+    block_section(c, r);
 }
 
 }  // namespace iolens::report

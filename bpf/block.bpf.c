@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Block probe family: every block request on the machine, with queue time
+ * (insert to issue), service time (issue to completion), size, position and
+ * queue depth, charged to the tracked process that submitted it.
+ *
+ * Attribution happens at submission, in the submitter's own context, never
+ * from `current` at completion, which runs in interrupt context on whatever
+ * task was there. block_getrq fires when a request is allocated for a bio, in
+ * the submitter's context and after the bio was split to the device's limits,
+ * so its sector is the request's start sector: the request is matched to it by
+ * (disk, start sector) when it is issued. (block_bio_queue fires before the
+ * split, so the tail of a large readahead bio would go uncharged.)
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define REQ_OP_MASK 0xff /* REQ_OP_BITS = 8 */
+#define REQ_OP_READ 0
+#define REQ_OP_WRITE 1
+
+struct bio_key {
+	__u64 sector;
+	__u32 dev;
+	__u32 pad;
+};
+
+/* Submitter of a request's first bio, until the request is issued. LRU:
+ * entries whose request is never issued age out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct bio_key);
+	__type(value, __u32);
+	__uint(max_entries, 16384);
+} bio_owner SEC(".maps");
+
+struct rq_state {
+	__u64 insert_ns;
+	__u64 issue_ns;
+	__u32 pid;
+	__u16 depth;
+	__u8 queued;
+	__u8 issued;
+};
+
+/* In-flight requests by struct request address. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct rq_state);
+	__uint(max_entries, 16384);
+} requests SEC(".maps");
+
+/* Requests issued and not completed, per disk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 256);
+} inflight SEC(".maps");
+
+/* 5.16 moved the disk from the request to its queue. */
+struct request___pre516 {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 disk_dev(struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	if (bpf_core_field_exists(((struct request___pre516 *)rq)->rq_disk))
+		return disk_dev(BPF_CORE_READ((struct request___pre516 *)rq, rq_disk));
+	return disk_dev(BPF_CORE_READ(rq, q, disk));
+}
+
+static __always_inline int on_getrq(struct bio *bio)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct bio_key key = {};
+
+	if (!iolens_is_tracked(tgid))
+		return 0;
+	key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	key.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	bpf_map_update_elem(&bio_owner, &key, &tgid, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_insert(struct request *rq)
+{
+	__u64 id = (__u64)rq;
+	struct rq_state st = {};
+
+	st.insert_ns = bpf_ktime_get_ns();
+	st.queued = 1;
+	bpf_map_update_elem(&requests, &id, &st, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_issue(struct request *rq)
+{
+	__u64 id = (__u64)rq;
+	struct rq_state fresh = {}, *st;
+	struct bio_key key = {};
+	__u32 one = 1, *depth, *owner;
+
+	st = bpf_map_lookup_elem(&requests, &id);
+	if (!st) {
+		bpf_map_update_elem(&requests, &id, &fresh, BPF_ANY);
+		st = bpf_map_lookup_elem(&requests, &id);
+		if (!st)
+			return 0;
+	}
+	key.dev = rq_dev(rq);
+	key.sector = BPF_CORE_READ(rq, __sector);
+	owner = bpf_map_lookup_elem(&bio_owner, &key);
+	if (owner) {
+		st->pid = *owner;
+		bpf_map_delete_elem(&bio_owner, &key);
+	}
+	if (!st->issued) { /* a requeued request is issued again: count it once */
+		depth = bpf_map_lookup_elem(&inflight, &key.dev);
+		if (depth) {
+			__sync_fetch_and_add(depth, 1);
+			st->depth = *depth;
+		} else {
+			bpf_map_update_elem(&inflight, &key.dev, &one, BPF_ANY);
+			st->depth = 1;
+		}
+	}
+	st->issued = 1;
+	st->issue_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes)
+{
+	__u64 id = (__u64)rq;
+	struct iolens_block_rec *rec;
+	struct rq_state *st;
+	__u32 dev, *depth, op;
+
+	st = bpf_map_lookup_elem(&requests, &id);
+	if (!st || !st->issued) {
+		/* issued before tracing started */
+		iolens_count(IOLENS_CNT_BLOCK_UNMATCHED);
+		return 0;
+	}
+	dev = rq_dev(rq);
+	depth = bpf_map_lookup_elem(&inflight, &dev);
+	if (depth && *depth > 0)
+		__sync_fetch_and_add(depth, -1);
+	op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	rec = iolens_reserve(sizeof(*rec));
+	if (rec) {
+		rec->hdr.type = IOLENS_REC_BLOCK;
+		rec->hdr.size = sizeof(*rec);
+		rec->op = op == REQ_OP_READ ? IOLENS_BLK_READ : op == REQ_OP_WRITE ? IOLENS_BLK_WRITE : IOLENS_BLK_OTHER;
+		rec->flags = st->queued ? IOLENS_BLKF_QUEUED : 0;
+		rec->depth = st->depth;
+		rec->dev = dev;
+		rec->pid = st->pid;
+		rec->bytes = nr_bytes;
+		rec->pad0 = 0;
+		rec->sector = BPF_CORE_READ(rq, __sector);
+		rec->issue_ns = st->issue_ns;
+		rec->queue_ns = st->queued ? st->issue_ns - st->insert_ns : 0;
+		rec->service_ns = bpf_ktime_get_ns() - st->issue_ns;
+		iolens_submit(rec);
+	}
+	bpf_map_delete_elem(&requests, &id);
+	return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(blk_getrq_btf, struct bio *bio)
+{
+	return on_getrq(bio);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blk_rq_insert_btf, struct request *rq)
+{
+	return on_insert(rq);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blk_rq_issue_btf, struct request *rq)
+{
+	return on_issue(rq);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return on_complete(rq, nr_bytes);
+}
+
+SEC("raw_tp/block_getrq")
+int BPF_PROG(blk_getrq_raw, struct bio *bio)
+{
+	return on_getrq(bio);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(blk_rq_insert_raw, struct request *rq)
+{
+	return on_insert(rq);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(blk_rq_issue_raw, struct request *rq)
+{
+	return on_issue(rq);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(blk_rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return on_complete(rq, nr_bytes);
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Blocking probe family: time a tracked thread spends off CPU in
+ * uninterruptible sleep (waiting for I/O) while inside a traced syscall,
+ * added to that call's blocked_ns. sched:sched_switch fires on every context
+ * switch on the machine, so the untracked case is two bitmap tests.
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define IOLENS_TASK_UNINTERRUPTIBLE 0x2
+
+/* The sleeping state of a task being switched out. 5.14 renamed state to
+ * __state (and made it unsigned int); read whichever this kernel has. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct iolens_thread_state *st;
+	__u64 now = 0;
+
+	/* A preempted task is runnable, whatever its state says. */
+	if (!preempt && iolens_is_tracked(BPF_CORE_READ(prev, tgid)) &&
+	    (task_state(prev) & IOLENS_TASK_UNINTERRUPTIBLE)) {
+		st = bpf_task_storage_get(&iolens_threads, prev, 0, 0);
+		if (st && st->active) {
+			now = bpf_ktime_get_ns();
+			st->offcpu_since_ns = now;
+		}
+	}
+	if (iolens_is_tracked(BPF_CORE_READ(next, tgid))) {
+		st = bpf_task_storage_get(&iolens_threads, next, 0, 0);
+		if (st && st->offcpu_since_ns) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			if (st->active)
+				st->blocked_ns += now - st->offcpu_since_ns;
+			st->offcpu_since_ns = 0;
+		}
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(preempt, prev, next);
+}

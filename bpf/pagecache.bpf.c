@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Page-cache probe family: what a tracked thread brought into the page cache
+ * and why.
+ *  - Inside a traced syscall, pages added by the thread are that call's misses
+ *    (carried out in its syscall record); those added after the call started
+ *    readahead are its readahead.
+ *  - Outside syscalls, pages a tracked thread adds come from page faults on
+ *    file mappings (mmap): FAULT_IN records, the first after each file fault
+ *    marked as a major fault.
+ *  - Pages of watched files leaving the page cache, in whatever task that
+ *    happens: EVICT records, marked when the page was never accessed.
+ * Tracepoints: filemap:mm_filemap_add_to_page_cache and
+ * mm_filemap_delete_from_page_cache (required), mm_filemap_fault,
+ * readahead's page_cache_sync_ra and page_cache_async_ra (optional: user space
+ * loads a program only where its tracepoint exists).
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define IOLENS_PAGE_SIZE 4096
+
+/* folio->flags is an unsigned long on every kernel with folios (6.18 wraps it
+ * in memdesc_flags_t, same size and place): read it raw. */
+static __always_inline __u64 folio_flags(struct folio *folio)
+{
+	__u64 flags = 0;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags), __builtin_preserve_access_index(&folio->flags));
+	return flags;
+}
+
+/* Bytes in a folio: a large folio (PG_head) keeps its order in the low byte
+ * of _flags_1 (6.x: folio_order()). */
+static __always_inline __u64 folio_bytes(struct folio *folio, __u64 flags)
+{
+	__u64 order = 0;
+
+	if (flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head))) {
+		if (bpf_core_field_exists(folio->_flags_1))
+			order = BPF_CORE_READ(folio, _flags_1) & 0xff;
+	}
+	return (__u64)IOLENS_PAGE_SIZE << (order & 31);
+}
+
+static __always_inline bool folio_file(struct folio *folio, __u32 *dev, __u64 *ino)
+{
+	struct address_space *mapping = BPF_CORE_READ(folio, mapping);
+	struct inode *host;
+
+	if (!mapping || ((unsigned long)mapping & 1)) /* anonymous */
+		return false;
+	host = BPF_CORE_READ(mapping, host);
+	if (!host)
+		return false;
+	*ino = BPF_CORE_READ(host, i_ino);
+	*dev = BPF_CORE_READ(host, i_sb, s_dev);
+	return true;
+}
+
+static __always_inline struct iolens_thread_state *thread_state(bool create)
+{
+	return bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+static __always_inline int on_add(struct folio *folio)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct iolens_thread_state *st;
+	struct iolens_pagecache_rec *rec;
+	__u64 flags, bytes, ino;
+	__u32 dev;
+
+	if (!iolens_is_tracked(tgid))
+		return 0;
+	flags = folio_flags(folio);
+	bytes = folio_bytes(folio, flags);
+	st = thread_state(false);
+	if (st && st->active) {
+		st->cache_in_bytes += bytes;
+		if (st->ra_sync || st->ra_async)
+			st->readahead_bytes += bytes;
+		return 0;
+	}
+	if (!folio_file(folio, &dev, &ino))
+		return 0;
+	iolens_watch_inode(dev, ino, tgid);
+	rec = iolens_reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->hdr.type = IOLENS_REC_PAGECACHE;
+	rec->hdr.size = sizeof(*rec);
+	rec->kind = IOLENS_PC_FAULT_IN;
+	rec->flags = 0;
+	if (st && st->fault_pending) {
+		rec->flags |= IOLENS_PCF_MAJOR_FAULT;
+		st->fault_pending = 0;
+	}
+	rec->pad0 = 0;
+	rec->pid = tgid;
+	rec->tid = (__u32)pid_tgid;
+	rec->dev = dev;
+	rec->pad1 = 0;
+	rec->ino = ino;
+	rec->bytes = bytes;
+	rec->ts_ns = bpf_ktime_get_ns();
+	rec->index = BPF_CORE_READ(folio, index);
+	iolens_submit(rec);
+	return 0;
+}
+
+static __always_inline int on_delete(struct folio *folio)
+{
+	struct iolens_inode_key key = {};
+	struct iolens_pagecache_rec *rec;
+	__u32 *owner;
+	__u64 flags;
+
+	if (!folio_file(folio, &key.dev, &key.ino))
+		return 0;
+	owner = bpf_map_lookup_elem(&iolens_watched_inodes, &key);
+	if (!owner)
+		return 0;
+	flags = folio_flags(folio);
+	rec = iolens_reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->hdr.type = IOLENS_REC_PAGECACHE;
+	rec->hdr.size = sizeof(*rec);
+	rec->kind = IOLENS_PC_EVICT;
+	/* Read or written pages carry PG_referenced (folio_mark_accessed) or have
+	 * been promoted (PG_active): anything else was brought in and never used. */
+	rec->flags = (flags & ((1ULL << bpf_core_enum_value(enum pageflags, PG_referenced)) |
+			       (1ULL << bpf_core_enum_value(enum pageflags, PG_active))))
+			     ? 0
+			     : IOLENS_PCF_UNREFERENCED;
+	rec->pad0 = 0;
+	rec->pid = *owner;
+	rec->tid = (__u32)bpf_get_current_pid_tgid();
+	rec->dev = key.dev;
+	rec->pad1 = 0;
+	rec->ino = key.ino;
+	rec->bytes = folio_bytes(folio, flags);
+	rec->ts_ns = bpf_ktime_get_ns();
+	rec->index = BPF_CORE_READ(folio, index);
+	iolens_submit(rec);
+	return 0;
+}
+
+static __always_inline int on_fault(void)
+{
+	struct iolens_thread_state *st;
+
+	if (!iolens_is_tracked(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	st = thread_state(true);
+	if (st)
+		st->fault_pending = 1;
+	return 0;
+}
+
+static __always_inline int on_readahead(bool sync)
+{
+	struct iolens_thread_state *st;
+
+	if (!iolens_is_tracked(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	st = thread_state(false);
+	if (!st || !st->active)
+		return 0;
+	if (sync)
+		st->ra_sync++;
+	else
+		st->ra_async++;
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pc_add_btf, struct folio *folio)
+{
+	return on_add(folio);
+}
+
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(pc_delete_btf, struct folio *folio)
+{
+	return on_delete(folio);
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(pc_fault_btf)
+{
+	return on_fault();
+}
+
+SEC("tp_btf/page_cache_sync_ra")
+int BPF_PROG(pc_sync_ra_btf)
+{
+	return on_readahead(true);
+}
+
+SEC("tp_btf/page_cache_async_ra")
+int BPF_PROG(pc_async_ra_btf)
+{
+	return on_readahead(false);
+}
+
+SEC("raw_tp/mm_filemap_add_to_page_cache")
+int BPF_PROG(pc_add_raw, struct folio *folio)
+{
+	return on_add(folio);
+}
+
+SEC("raw_tp/mm_filemap_delete_from_page_cache")
+int BPF_PROG(pc_delete_raw, struct folio *folio)
+{
+	return on_delete(folio);
+}
+
+SEC("raw_tp/mm_filemap_fault")
+int BPF_PROG(pc_fault_raw)
+{
+	return on_fault();
+}
+
+SEC("raw_tp/page_cache_sync_ra")
+int BPF_PROG(pc_sync_ra_raw)
+{
+	return on_readahead(true);
+}
+
+SEC("raw_tp/page_cache_async_ra")
+int BPF_PROG(pc_async_ra_raw)
+{
+	return on_readahead(false);
+}

@@ -1,0 +1,73 @@
+#include "model/page_cache.h"
+
+namespace iolens::model {
+
+std::optional<double> PageCacheStats::hit_ratio() const {
+    const uint64_t total = hit_bytes + miss_bytes;
+    if (total == 0) return std::nullopt;
+    return static_cast<double>(hit_bytes) / static_cast<double>(total);
+}
+
+bool PageCacheStats::empty() const {
+    return hit_bytes == 0 && miss_bytes == 0 && readahead_bytes == 0 &&
+           readahead_unused_bytes == 0 && fault_bytes == 0 && major_faults == 0 &&
+           evicted_bytes == 0 && blocked_ns == 0;
+}
+
+void PageCacheStats::merge(const PageCacheStats& o) {
+    hit_bytes += o.hit_bytes;
+    miss_bytes += o.miss_bytes;
+    readahead_bytes += o.readahead_bytes;
+    readahead_unused_bytes += o.readahead_unused_bytes;
+    fault_bytes += o.fault_bytes;
+    major_faults += o.major_faults;
+    evicted_bytes += o.evicted_bytes;
+    blocked_ns += o.blocked_ns;
+}
+
+void PageCacheStats::add_read(const CacheRead& read) {
+    hit_bytes += read.hit_bytes;
+    miss_bytes += read.miss_bytes;
+    readahead_bytes += read.readahead_bytes;
+    blocked_ns += read.blocked_ns;
+}
+
+bool is_counted_read(const iolens_syscall_rec& r) {
+    // Failed reads return nothing to compare against. O_DIRECT reads bring
+    // nothing in, and counting their bytes as hits would report a cold
+    // direct-I/O loader as perfectly cached.
+    return r.op == IOLENS_OP_READ && r.ret >= 0 && !(r.flags & IOLENS_SC_DIRECT);
+}
+
+CacheRead split_read(const iolens_syscall_rec& r, uint64_t& prefetched) {
+    const auto ret = static_cast<uint64_t>(r.ret);
+    CacheRead out{0, r.cache_in_bytes, r.readahead_bytes, r.blocked_ns};
+    if (r.cache_in_bytes >= ret) {
+        // Brought in at least what it returned: the surplus (readahead) is
+        // owed to the stream's later reads.
+        prefetched += r.cache_in_bytes - ret;
+        return out;
+    }
+    const uint64_t beyond = ret - r.cache_in_bytes;
+    const uint64_t from_prefetch = beyond < prefetched ? beyond : prefetched;
+    prefetched -= from_prefetch;
+    out.hit_bytes = beyond - from_prefetch;
+    return out;
+}
+
+void PageCacheStats::add_pagecache(const iolens_pagecache_rec& r) {
+    switch (r.kind) {
+    case IOLENS_PC_FAULT_IN:
+        fault_bytes += r.bytes;
+        if (r.flags & IOLENS_PCF_MAJOR_FAULT) major_faults++;
+        break;
+    case IOLENS_PC_EVICT:
+        evicted_bytes += r.bytes;
+        if (r.flags & IOLENS_PCF_UNREFERENCED) readahead_unused_bytes += r.bytes;
+        break;
+    default:  // a kind from a newer kernel side: the builder counts it skipped
+        break;
+    }
+}
+
+}  // namespace iolens::model
