@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Blocking probe family: time a tracked thread spends off CPU in
- * uninterruptible sleep (waiting for I/O) while inside a traced syscall,
- * added to that call's blocked_ns. sched:sched_switch fires on every context
- * switch on the machine, so the untracked case is two bitmap tests.
+ * Blocking probe family, on sched:sched_switch:
+ *  - time a tracked thread spends off CPU in uninterruptible sleep (waiting
+ *    for I/O) while inside a traced syscall, added to that call's blocked_ns;
+ *  - every sleep of a tracked process's main thread (tid == pid) as an OFFCPU
+ *    record: the training loop waiting for data, which the analysis overlaps
+ *    with the rank's I/O to find stalls.
+ * It fires on every context switch on the machine, so the untracked case is
+ * two bitmap tests.
  */
 #include "common.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+#define IOLENS_TASK_INTERRUPTIBLE 0x1
 #define IOLENS_TASK_UNINTERRUPTIBLE 0x2
 
 /* The sleeping state of a task being switched out. 5.14 renamed state to
@@ -38,8 +43,40 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 			st->offcpu_since_ns = now;
 		}
 	}
+	if (!preempt && BPF_CORE_READ(prev, pid) == BPF_CORE_READ(prev, tgid) &&
+	    iolens_is_tracked(BPF_CORE_READ(prev, tgid))) {
+		unsigned int state = task_state(prev);
+
+		if (state & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE)) {
+			st = bpf_task_storage_get(&iolens_threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+			if (st) {
+				if (!now)
+					now = bpf_ktime_get_ns();
+				st->main_offcpu_since_ns = now;
+				st->main_offcpu_state = state & 0x3;
+			}
+		}
+	}
 	if (iolens_is_tracked(BPF_CORE_READ(next, tgid))) {
 		st = bpf_task_storage_get(&iolens_threads, next, 0, 0);
+		if (st && st->main_offcpu_since_ns) {
+			struct iolens_offcpu_rec *rec;
+
+			if (!now)
+				now = bpf_ktime_get_ns();
+			rec = iolens_reserve(sizeof(*rec));
+			if (rec) {
+				rec->hdr.type = IOLENS_REC_OFFCPU;
+				rec->hdr.size = sizeof(*rec);
+				rec->pid = BPF_CORE_READ(next, tgid);
+				rec->tid = BPF_CORE_READ(next, pid);
+				rec->state = st->main_offcpu_state;
+				rec->start_ns = st->main_offcpu_since_ns;
+				rec->end_ns = now;
+				iolens_submit(rec);
+			}
+			st->main_offcpu_since_ns = 0;
+		}
 		if (st && st->offcpu_since_ns) {
 			if (!now)
 				now = bpf_ktime_get_ns();

@@ -67,6 +67,9 @@ struct iolens_thread_state {
 	__u64 readahead_bytes; /* ... after it started readahead */
 	__u64 blocked_ns;      /* uninterruptible off-CPU time during the syscall */
 	__u64 offcpu_since_ns; /* switched out uninterruptibly at this time, or 0 */
+	__u64 main_offcpu_since_ns; /* main thread: went to sleep at this time, or 0 */
+	__u32 main_offcpu_state;
+	__u32 pad2;
 };
 
 struct {
@@ -142,10 +145,11 @@ static __always_inline void iolens_submit(void *rec)
 	iolens_count(IOLENS_CNT_RECORDS);
 }
 
-/* Copy a variable-length record (built in scratch memory) into the ring. */
-static __always_inline void iolens_output(void *rec, __u64 size)
+/* Copy a variable-length record (built in scratch memory) into the ring.
+ * urgent: wake the consumer now (it must act while the process lives). */
+static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 {
-	if (bpf_ringbuf_output(&iolens_events, rec, size, iolens_wakeup_flag()) == 0)
+	if (bpf_ringbuf_output(&iolens_events, rec, size, urgent ? BPF_RB_FORCE_WAKEUP : iolens_wakeup_flag()) == 0)
 		iolens_count(IOLENS_CNT_RECORDS);
 	else
 		iolens_count(IOLENS_CNT_RB_FULL);

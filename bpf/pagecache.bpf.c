@@ -21,6 +21,26 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define IOLENS_PAGE_SIZE 4096
 
+/* Folios a tracked thread brought into the cache during the capture. Only
+ * these can be "read ahead and never used" when evicted: pages that were
+ * cached before (by another process, or by a writer) say nothing about this
+ * job's readahead. LRU: the oldest entries age out on very large jobs, which
+ * can only undercount waste. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, __u8);
+	__uint(max_entries, 262144);
+} job_folios SEC(".maps");
+
+static __always_inline void remember_folio(struct folio *folio)
+{
+	__u64 key = (__u64)folio;
+	__u8 one = 1;
+
+	bpf_map_update_elem(&job_folios, &key, &one, BPF_ANY);
+}
+
 /* folio->flags is an unsigned long on every kernel with folios (6.18 wraps it
  * in memdesc_flags_t, same size and place): read it raw. */
 static __always_inline __u64 folio_flags(struct folio *folio)
@@ -78,6 +98,7 @@ static __always_inline int on_add(struct folio *folio)
 		return 0;
 	flags = folio_flags(folio);
 	bytes = folio_bytes(folio, flags);
+	remember_folio(folio);
 	st = thread_state(false);
 	if (st && st->active) {
 		st->cache_in_bytes += bytes;
@@ -121,6 +142,11 @@ static __always_inline int on_delete(struct folio *folio)
 
 	if (!folio_file(folio, &key.dev, &key.ino))
 		return 0;
+	__u64 folio_key = (__u64)folio;
+	bool ours = bpf_map_lookup_elem(&job_folios, &folio_key) != NULL;
+
+	if (ours)
+		bpf_map_delete_elem(&job_folios, &folio_key);
 	owner = bpf_map_lookup_elem(&iolens_watched_inodes, &key);
 	if (!owner)
 		return 0;
@@ -132,11 +158,12 @@ static __always_inline int on_delete(struct folio *folio)
 	rec->hdr.size = sizeof(*rec);
 	rec->kind = IOLENS_PC_EVICT;
 	/* Read or written pages carry PG_referenced (folio_mark_accessed) or have
-	 * been promoted (PG_active): anything else was brought in and never used. */
-	rec->flags = (flags & ((1ULL << bpf_core_enum_value(enum pageflags, PG_referenced)) |
-			       (1ULL << bpf_core_enum_value(enum pageflags, PG_active))))
-			     ? 0
-			     : IOLENS_PCF_UNREFERENCED;
+	 * been promoted (PG_active): a page this job brought in without either
+	 * was never used. */
+	rec->flags = ours && !(flags & ((1ULL << bpf_core_enum_value(enum pageflags, PG_referenced)) |
+					(1ULL << bpf_core_enum_value(enum pageflags, PG_active))))
+			     ? IOLENS_PCF_UNREFERENCED
+			     : 0;
 	rec->pad0 = 0;
 	rec->pid = *owner;
 	rec->tid = (__u32)bpf_get_current_pid_tgid();

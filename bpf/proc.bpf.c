@@ -70,7 +70,8 @@ static __always_inline int on_exec(void)
 		len = 0;
 	rec->args_len = len;
 	rec->hdr.size = offsetof(struct iolens_exec_rec, args) + len;
-	iolens_output(rec, offsetof(struct iolens_exec_rec, args) + len);
+	/* urgent: user space reads the new image's rank variables from /proc */
+	iolens_output(rec, offsetof(struct iolens_exec_rec, args) + len, true);
 	return 0;
 }
 

@@ -44,6 +44,46 @@ static __always_inline int classify(long nr)
 	return -1;
 }
 
+/* An access() on a path under IOLENS_MARKER_PREFIX is a marker from the job
+ * (epoch, step, end): emit it and report true. */
+static __always_inline bool emit_marker(struct pt_regs *regs, long nr, bool btf_regs)
+{
+	const char prefix[IOLENS_MARKER_PREFIX_LEN + 1] = IOLENS_MARKER_PREFIX;
+	char head[IOLENS_MARKER_PREFIX_LEN];
+	struct iolens_marker_rec *rec;
+	__u64 args[6];
+	const char *path;
+	__u64 pid_tgid;
+	long n;
+
+	if (btf_regs)
+		IOLENS_SYSCALL_ARGS_BTF(regs, args);
+	else
+		IOLENS_SYSCALL_ARGS_CORE(regs, args);
+	path = (const char *)(nr == NR_access ? args[0] : args[1]);
+	if (bpf_probe_read_user(head, sizeof(head), path))
+		return false;
+	for (int i = 0; i < IOLENS_MARKER_PREFIX_LEN; i++)
+		if (head[i] != prefix[i])
+			return false;
+	rec = iolens_reserve(sizeof(*rec));
+	if (!rec)
+		return true;
+	n = bpf_probe_read_user_str(rec->text, sizeof(rec->text), path + IOLENS_MARKER_PREFIX_LEN);
+	if (n < 1)
+		n = 1;
+	pid_tgid = bpf_get_current_pid_tgid();
+	rec->hdr.type = IOLENS_REC_MARKER;
+	rec->hdr.size = sizeof(*rec);
+	rec->text_len = n - 1; /* without the NUL */
+	rec->pad0 = 0;
+	rec->pid = pid_tgid >> 32;
+	rec->tid = (__u32)pid_tgid;
+	rec->ts_ns = bpf_ktime_get_ns();
+	iolens_submit(rec);
+	return true;
+}
+
 static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_regs)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -60,6 +100,11 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		iolens_count(IOLENS_CNT_STATE_FAIL);
+		return 0;
+	}
+	if (op == IOLENS_OP_STAT && (nr == NR_access || nr == NR_faccessat || nr == NR_faccessat2) &&
+	    emit_marker(regs, nr, btf_regs)) {
+		st->active = 0; /* the iolens protocol, not the job's I/O: not counted */
 		return 0;
 	}
 	if (btf_regs)
@@ -130,7 +175,7 @@ static __always_inline void emit_file_record(struct file *file, __u32 tgid, stru
 	s->rec.hdr.size = size;
 	if (size > sizeof(s->rec))
 		return;
-	iolens_output(&s->rec, size);
+	iolens_output(&s->rec, size, false);
 }
 
 static __always_inline int on_sys_exit(long ret)

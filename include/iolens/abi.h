@@ -40,7 +40,17 @@ enum iolens_rec_type {
 	IOLENS_REC_EXIT = 5,      /* struct iolens_proc_rec */
 	IOLENS_REC_PAGECACHE = 6, /* struct iolens_pagecache_rec */
 	IOLENS_REC_BLOCK = 7,     /* struct iolens_block_rec */
+	IOLENS_REC_MARKER = 8,    /* struct iolens_marker_rec (variable length) */
+	IOLENS_REC_OFFCPU = 9,    /* struct iolens_offcpu_rec */
 };
+
+/* Markers: a tracked process calls access()/faccessat()/faccessat2() on a path
+ * under this prefix (the call fails harmlessly: the directory does not exist).
+ * "/.iolens/epoch/N" starts epoch N, "/.iolens/step/N" marks a step,
+ * "/.iolens/end" ends training. */
+#define IOLENS_MARKER_PREFIX "/.iolens/"
+#define IOLENS_MARKER_PREFIX_LEN 9
+#define IOLENS_MARKER_BYTES 64
 
 /* struct iolens_pagecache_rec.kind (append-only) */
 enum iolens_pagecache_kind {
@@ -57,8 +67,9 @@ enum iolens_pagecache_kind {
 enum iolens_pagecache_flags {
 	IOLENS_PCF_MAJOR_FAULT = 1 << 0,  /* FAULT_IN: the first page brought in by a
 					   * file page fault (counts one major fault) */
-	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT: never accessed while cached
-					   * (read ahead, or brought in, and unused) */
+	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT: brought in by the traced job
+					   * during the capture and never accessed
+					   * (read ahead, or faulted around, unused) */
 };
 
 /* struct iolens_block_rec.op */
@@ -226,6 +237,29 @@ struct iolens_block_rec {
 	__u64 service_ns; /* issue to completion */
 };
 
+/* A marker call: text is the path after IOLENS_MARKER_PREFIX ("epoch/3"),
+ * text_len bytes, no NUL (hdr.size says how much of text is present). */
+struct iolens_marker_rec {
+	struct iolens_rec_hdr hdr;
+	__u16 text_len;
+	__u16 pad0;
+	__u32 pid;
+	__u32 tid;
+	__u64 ts_ns;
+	char text[IOLENS_MARKER_BYTES];
+};
+
+/* A main thread (tid == pid) of a tracked process was off CPU, sleeping (not
+ * preempted), from start_ns to end_ns: waiting for data, a lock, a child. */
+struct iolens_offcpu_rec {
+	struct iolens_rec_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u32 state; /* the task state it slept in (0x1 interruptible, 0x2 uninterruptible) */
+	__u64 start_ns;
+	__u64 end_ns;
+};
+
 /* Size asserts, checked by both compilers. */
 #ifdef __cplusplus
 #define IOLENS_STATIC_ASSERT(c, m) static_assert(c, m)
@@ -236,6 +270,8 @@ IOLENS_STATIC_ASSERT(sizeof(struct iolens_rec_hdr) == 4, "rec_hdr size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 104, "syscall_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 56, "pagecache_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_block_rec) == 56, "block_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_marker_rec) == 24 + IOLENS_MARKER_BYTES, "marker_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_offcpu_rec) == 32, "offcpu_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_file_rec) == 48 + IOLENS_PATH_BYTES, "file_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_proc_rec) == 40, "proc_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_exec_rec) == 40 + IOLENS_ARGS_BYTES, "exec_rec size");

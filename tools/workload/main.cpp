@@ -34,6 +34,11 @@ constexpr Mode kModes[] = {
     {"write-file", wl::run_write_file},
     {"exit-code", wl::run_exit_code},
     {"kill-self", wl::run_kill_self},
+    {"ranks", wl::run_ranks},
+    {"rank", wl::run_rank},  // internal: exec'd by `ranks`
+    {"stall", wl::run_stall},
+    {"checkpoint", wl::run_checkpoint},
+    {"small-random", wl::run_small_random},
 };
 
 constexpr const char kUsage[] =
@@ -47,11 +52,38 @@ constexpr const char kUsage[] =
     "      Create D (if missing) and D/sample_000000.bin ... with deterministic\n"
     "      content. Setup step, not meant to be traced.\n"
     "  dl --dir D --files N --size BYTES --epochs E --workers W\n"
-    "     [--read-size R=65536] [--compute-us U=200] [--seed S=1] [--report]\n"
+    "     [--read-size R=65536] [--compute-us U=200] [--seed S=1]\n"
+    "     [--markers [--steps K]] [--persistent-workers] [--report]\n"
     "      DataLoader-like input pipeline over a make-dataset dataset: each\n"
     "      epoch shuffles (seed S+epoch), forks W workers that open, read (R-byte\n"
     "      reads until EOF) and close their samples and send 16-byte messages\n"
     "      over pipes; the main process spins U us per sample.\n"
+    "      --markers: main calls access(\"/.iolens/epoch/<e>\") at the start of\n"
+    "      each epoch e (0-based) and access(\"/.iolens/end\") at the end;\n"
+    "      --steps K adds access(\"/.iolens/step/<s>\") before every K-th sample\n"
+    "      (s counts from 0 over the whole run). --persistent-workers forks the\n"
+    "      W workers once and sends each epoch's assignment over a pipe.\n"
+    "  ranks --dir D --files N --size BYTES --ranks R --workers W --epochs E\n"
+    "        [--markers [--steps K]] [--compute-us U=200] [--read-size R=65536]\n"
+    "        [--seed S=1] [--persistent-workers]\n"
+    "        [--straggler R0 [--straggler-factor F=2]]\n"
+    "      A DDP-like job: forks R ranks, each exec'ing /proc/self/exe with\n"
+    "      RANK=r LOCAL_RANK=r WORLD_SIZE=R in its environment; rank r runs\n"
+    "      the dl pipeline (W workers) over the files i with i % R == r. Rank R0\n"
+    "      loads each of its samples F times. The parent waits for all ranks.\n"
+    "  stall --file F --count N --size B --compute-us U [--prefetch [--depth D=4]]\n"
+    "        [--evict-first] [--report]\n"
+    "      N pread64 of B bytes at offsets (i mod floor(size/B))*B, each followed\n"
+    "      by U us of compute in the main thread. Without --prefetch the main\n"
+    "      thread reads (an input stall); with it a second thread reads ahead\n"
+    "      into a D-buffer queue. --evict-first drops F's cached pages first\n"
+    "      (fadvise DONTNEED) so reads go to the device. --report prints\n"
+    "      \"reads= size= prefetch= elapsed_ns= main_wait_ns=\".\n"
+    "  checkpoint --dir D --epochs E --size S [--compute-us U=0] [--markers]\n"
+    "      Per epoch e: spin U us, then create D/ckpt_<e>.bin, write() S bytes in\n"
+    "      1 MiB chunks, fsync, close (all in the main thread).\n"
+    "  small-random --file F --count N [--size B=512] [--seed S=1]\n"
+    "      N pread64 of B bytes at pseudo-random byte offsets in [0, size-B].\n"
     "  known --dir D\n"
     "      Fixed multi-process scenario (main, a forked child, a fork+exec'd\n"
     "      child) touching every syscall class, with errors and pipe traffic.\n"

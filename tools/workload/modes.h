@@ -19,5 +19,10 @@ int run_random_read(int argc, char** argv);
 int run_write_file(int argc, char** argv);
 int run_exit_code(int argc, char** argv);
 int run_kill_self(int argc, char** argv);
+int run_ranks(int argc, char** argv);
+int run_rank(int argc, char** argv);
+int run_stall(int argc, char** argv);
+int run_checkpoint(int argc, char** argv);
+int run_small_random(int argc, char** argv);
 
 }  // namespace wl

@@ -11,13 +11,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <set>
 
 #include "capture/launcher.h"
+#include "capture/process_env.h"
 #include "capture/process_scan.h"
 #include "model/capture_json.h"
+#include "model/rank_env.h"
 #include "model/replay.h"
 #include "recording/recording.h"
 
@@ -96,6 +99,7 @@ struct Stream {
     uint64_t records = 0;
     std::set<uint32_t> live;  // processes of the target still running (-p mode)
     std::set<uint32_t> devices;  // block devices seen, named at the end
+    std::vector<uint32_t> exec_pending;  // exec'd processes whose rank environment to read
     recording::Writer* writer = nullptr;
     model::Replay* replay = nullptr;
     std::string error;  // first write error; recording stops on it
@@ -122,6 +126,8 @@ int on_record(void* ctx, void* data, size_t size)
             s->live.insert(static_cast<const iolens_proc_rec*>(data)->pid);
         else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
             s->live.erase(static_cast<const iolens_proc_rec*>(data)->pid);
+        else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
+            s->exec_pending.push_back(static_cast<const iolens_exec_rec*>(data)->pid);
         else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
             s->devices.insert(static_cast<const iolens_block_rec*>(data)->dev);
     }
@@ -167,6 +173,18 @@ Result<void> drop_page_cache()
         return make_error(std::string("cannot drop the page cache (/proc/sys/vm/drop_caches): ") +
                           std::strerror(errno));
     return {};
+}
+
+// Records the rank-related environment of a process (never the rest of it).
+Result<void> write_env(recording::Writer& w, model::Replay& replay, pid_t pid, const std::string& extra_var)
+{
+    std::vector<std::string> names = model::rank_env_variables();
+    if (!extra_var.empty())
+        names.push_back(extra_var);
+    auto vars = read_env_vars(pid, names);
+    if (vars.empty())
+        return {};
+    return write_json(w, replay, recording::ChunkType::Env, {{"pid", pid}, {"vars", vars}});
 }
 
 }  // namespace
@@ -217,7 +235,10 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
                 probes.tracked().add(static_cast<uint32_t>(p));
     }
 
-    model::Replay replay(model::BuilderOptions{opt.max_files});
+    model::BuilderOptions bopt;
+    bopt.max_files = opt.max_files;
+    bopt.rank_env_override = opt.rank_env;
+    model::Replay replay(bopt);
     Stream stream;
     stream.writer = &writer;
     stream.replay = &replay;
@@ -284,6 +305,10 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     for (const auto& info : initial)
         if (auto r = write_json(writer, replay, recording::ChunkType::Process, model::process_to_json(info)); !r)
             return r.error();
+    if (!launcher)  // processes that exist at attach; a launched command is read at its exec
+        for (const auto& info : initial)
+            if (auto r = write_env(writer, replay, static_cast<pid_t>(info.pid), opt.rank_env); !r)
+                return r.error();
 
     Fd child_pidfd;
     if (launcher) {
@@ -348,6 +373,15 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             } else if (events[i].data.u32 == 3) {
                 reap_child();
             }
+        }
+        // Read exec'd processes' rank variables while they still run (the
+        // records of their exec are in the batch flushed just before).
+        if (!stream.exec_pending.empty()) {
+            stream.flush_batch();
+            for (uint32_t pid : stream.exec_pending)
+                if (auto r = write_env(writer, replay, static_cast<pid_t>(pid), opt.rank_env); !r && stream.error.empty())
+                    stream.error = r.error().message;
+            stream.exec_pending.clear();
         }
         const uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (launcher && child_status) {

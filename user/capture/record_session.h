@@ -24,6 +24,7 @@ struct RecordOptions {
     bool force = false;
     bool drop_caches = false;  // sync and drop the page cache before tracing (cold runs)
     size_t max_files = 10000;
+    std::string rank_env;  // --rank-env: a variable that overrides the standard rank variables
     probes::ProbeOptions probe;
 };
 

@@ -18,6 +18,7 @@ struct OutputOptions {
     size_t max_files = 10000;
     size_t top = 10;
     std::string color = "auto";  // auto|always|never
+    std::string rank_env;        // --rank-env VAR: take ranks from VAR first
 };
 
 }  // namespace iolens::cli

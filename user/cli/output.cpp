@@ -7,13 +7,18 @@
 #include <fstream>
 #include <iostream>
 
+#include "analysis/findings.h"
 #include "report/json_renderer.h"
 #include "report/terminal_renderer.h"
 
 namespace iolens::cli {
 
-Result<void> emit_report(const model::Report& report, const OutputOptions& options)
+Result<void> emit_report(const model::Report& finished, const OutputOptions& options)
 {
+    // Findings are computed here, on the one path both `record` and `report`
+    // take, so the live summary and the re-read one always agree.
+    model::Report report = finished;
+    analysis::add_findings(report);
     if (!options.json_path.empty()) {
         std::ofstream out(options.json_path, std::ios::binary | std::ios::trunc);
         if (!out)

@@ -34,6 +34,7 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;
     o.max_files = cli.out.max_files;
+    o.rank_env = cli.out.rank_env;
     if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
         return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
     o.probe.ringbuf_bytes = uint64_t{cli.ringbuf_mib} << 20;
@@ -58,6 +59,8 @@ void register_record(CLI::App& app, Action& action)
     sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
     sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--rank-env", opts->out.rank_env,
+                    "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
     sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB")->capture_default_str();
     // Hidden (empty group): for testing the fallback hooks on a kernel that
     // has the preferred ones.

@@ -25,9 +25,15 @@ void register_report(CLI::App& app, Action& action)
     sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
     sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--rank-env", opts->out.rank_env,
+                    "Environment variable holding each process's rank (must have been recorded: give it to "
+                    "record too)");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
-            auto report = model::load_recording(opts->input, model::BuilderOptions{opts->out.max_files});
+            model::BuilderOptions bopt;
+            bopt.max_files = opts->out.max_files;
+            bopt.rank_env_override = opts->out.rank_env;
+            auto report = model::load_recording(opts->input, bopt);
             if (!report) {
                 spdlog::error("{}", report.error().message);
                 return 1;

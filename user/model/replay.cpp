@@ -1,5 +1,8 @@
 #include "model/replay.h"
 
+#include <map>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "model/capture_json.h"
@@ -56,6 +59,22 @@ Result<void> Replay::apply(const recording::Chunk& chunk)
     }
     case recording::ChunkType::Records:
         return apply_records(chunk.payload);
+    case recording::ChunkType::Env: {
+        auto j = parse_json_chunk(chunk, "ENV");
+        if (!j)
+            return j.error();
+        const auto pid = j->find("pid");
+        const auto vars = j->find("vars");
+        if (pid == j->end() || !pid->is_number_unsigned() || vars == j->end() ||
+            !vars->is_object())
+            return make_error("the ENV chunk lacks an unsigned \"pid\" or a \"vars\" object");
+        std::map<std::string, std::string> env;
+        for (const auto& [name, value] : vars->items())
+            if (value.is_string())  // anything else is ignored, like a non-integer rank
+                env[name] = value.get<std::string>();
+        builder_.add_process_env(pid->get<uint32_t>(), env);
+        return {};
+    }
     }
     return {};  // a chunk type from a newer iolens: skip it
 }

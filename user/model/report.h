@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "iolens/abi.h"
 #include "model/block_stats.h"
 #include "model/histogram.h"
@@ -111,6 +113,101 @@ struct FileStats {
     PageCacheStats page_cache;
 };
 
+// --- DL attribution (ranks, epochs, stalls, findings) -------------------------
+
+// I/O time of one thread: the union of its file syscalls (and file faults).
+struct ThreadIo {
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    uint64_t io_ns = 0;
+};
+
+// Everything the report has per process, summed over the processes of one
+// rank (a process without a rank of its own belongs to its parent's), plus
+// how much the rank waited for I/O.
+struct RankStats {
+    int64_t rank = 0;
+    std::optional<int64_t> local_rank;
+    std::optional<int64_t> world_size;
+    std::string rank_source;        // the variable it came from ("RANK", ...), or "default"
+    std::vector<uint32_t> pids;
+    OpTable ops;
+    PageCacheStats page_cache;
+    ProcessBlock block;
+    uint64_t wall_ns = 0;           // first start to last end of its processes within the capture
+    uint64_t io_time_ns = 0;        // time any thread or process of the rank was in file I/O
+    uint64_t critical_io_ns = 0;    // time the main thread was in file I/O, or off CPU while
+                                    // I/O of the rank was in flight: training waited for data
+    std::vector<ThreadIo> threads;  // per-thread I/O time, most first
+    // The rank's root processes (those whose parent is not of the rank): their
+    // main threads (tid == pid) are the "main thread" of critical_io_ns.
+    std::vector<uint32_t> root_pids;
+    // io_time_ns / wall_ns and critical_io_ns / wall_ns; empty when wall_ns is 0.
+    std::optional<double> io_time_share() const;
+    std::optional<double> critical_io_share() const;
+};
+
+// One epoch of one rank.
+struct EpochRankStats {
+    int64_t rank = 0;
+    OpTable ops;
+    PageCacheStats page_cache;
+    ProcessBlock block;
+    uint64_t wall_ns = 0;
+    uint64_t io_time_ns = 0;
+    uint64_t critical_io_ns = 0;
+    std::optional<double> io_time_share() const;      // of wall_ns
+    std::optional<double> critical_io_share() const;  // of wall_ns
+};
+
+// One training epoch, from epoch markers or inferred from the dataset re-read
+// cycle (docs/report-schema.md, "Epoch"). Calls are charged by start_ns,
+// page-cache events by their time, block requests by their issue time.
+struct EpochStats {
+    uint32_t index = 0;          // from 1
+    std::string source;          // "marker" or "inferred"
+    uint64_t start_ns = 0;       // monotonic
+    uint64_t end_ns = 0;
+    std::optional<int64_t> marker_number;  // N of the "epoch/N" marker (source "marker")
+    uint64_t steps = 0;          // distinct "step/N" markers within the epoch
+    OpTable ops;                 // every tracked process
+    PageCacheStats page_cache;   // every tracked process
+    ProcessBlock block;          // requests tracked processes submitted
+    std::vector<EpochRankStats> ranks;  // by rank
+    uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+    // Sums over ranks (for the epoch table): wall, I/O and critical time.
+    uint64_t rank_wall_ns() const;
+    uint64_t rank_io_time_ns() const;
+    uint64_t rank_critical_io_ns() const;
+    // rank_io_time_ns / rank_wall_ns and rank_critical_io_ns / rank_wall_ns:
+    // the ranks' shares weighted by their time in the epoch.
+    std::optional<double> io_time_share() const;
+    std::optional<double> critical_io_share() const;
+};
+
+// How unevenly the ranks did their I/O (set when there are 2 ranks or more).
+struct Spread {
+    uint64_t min = 0;
+    uint64_t max = 0;
+    double mean = 0;
+    std::optional<double> max_over_mean;  // empty when mean is 0
+};
+struct RankImbalance {
+    Spread read_bytes;        // RankStats::ops[read].bytes
+    Spread io_time_ns;        // RankStats::io_time_ns
+    int64_t straggler_rank = 0;         // the rank with the most io_time_ns (lowest on ties)
+    uint64_t straggler_io_time_ns = 0;
+};
+
+// One bottleneck the rule engine found (user/analysis/).
+struct Finding {
+    std::string id;              // small_reads, random_access, io_stall, ...
+    std::string severity;        // "high", "warn" or "info"
+    std::string title;           // one line
+    nlohmann::json evidence;     // the numbers that triggered it
+    std::string recommendation;  // the knob to turn
+};
+
 struct Report {
     CaptureInfo capture;
     OpTable totals;
@@ -121,6 +218,10 @@ struct Report {
     PageCacheStats page_cache;            // every tracked process together
     std::vector<BlockDevice> block_devices;  // by total bytes, descending
     ProcessBlock block_unattributed;      // requests no tracked process submitted (pid 0)
+    std::vector<RankStats> ranks;         // by rank
+    std::vector<EpochStats> epochs;       // by index
+    std::optional<RankImbalance> rank_imbalance;  // with 2 ranks or more
+    std::vector<Finding> findings;        // most severe first
 };
 
 // "major:minor" of a kernel dev_t.

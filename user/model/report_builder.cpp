@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/dl_attribution.h"
+#include "model/dl_log.h"
 #include "model/record_text.h"
 
 namespace iolens::model {
@@ -46,32 +48,6 @@ T load(const std::byte* p, size_t bytes = sizeof(T)) {
     return v;
 }
 
-void account(OpStats& s, const iolens_syscall_rec& r) {
-    s.calls++;
-    s.time_ns += r.duration_ns;
-    s.blocked_ns += r.blocked_ns;  // 0 in records without the field
-    s.latency_ns.add(r.duration_ns);
-    s.requested_bytes += r.requested;
-    if (r.ret < 0) {
-        s.errors++;
-        return;
-    }
-    switch (r.op) {
-    case IOLENS_OP_READ:
-    case IOLENS_OP_WRITE:
-    case IOLENS_OP_READDIR:
-        s.bytes += static_cast<uint64_t>(r.ret);
-        s.size_bytes.add(static_cast<uint64_t>(r.ret));
-        break;
-    case IOLENS_OP_MMAP:  // ret is the address; the mapping is the length asked for
-        s.bytes += r.requested;
-        s.size_bytes.add(r.requested);
-        break;
-    default:
-        break;
-    }
-}
-
 }  // namespace
 
 struct ReportBuilder::State {
@@ -91,6 +67,8 @@ struct ReportBuilder::State {
     ProcessBlock block_unattributed;
     uint64_t records = 0;
     uint64_t skipped = 0;
+    DlLog log;    // compact events for ranks, epochs and stalls (dl_log.h)
+    EnvByPid env;
     // One-entry caches: a process issues its calls in runs, mostly on one
     // file, so most events skip the hash lookups. unordered_map nodes never
     // move, so the pointers stay valid.
@@ -130,6 +108,8 @@ struct ReportBuilder::State {
     void on_fork(const iolens_proc_rec& r);
     void on_exec(const iolens_exec_rec& r, const char* args);
     void on_exit(const iolens_proc_rec& r);
+    void on_marker(const iolens_marker_rec& r);
+    void on_offcpu(const iolens_offcpu_rec& r);
 };
 
 void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
@@ -137,9 +117,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         skipped++;
         return;
     }
-    account(totals[r.op], r);
     ProcessStats& p = process(r.pid);
-    account(p.ops[r.op], r);
     const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
     // Without the fields a read's hits are unknown, not "all of it".
     std::optional<CacheRead> cache_read;
@@ -149,9 +127,18 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
+    const uint32_t file_index =
+        has_file && options.dl_attribution ? log.file_index(r.dev, r.ino) : CallEvent::kNoFile;
+    const CallEvent e = make_call_event(r, cache_read, file_index);
+    account(totals[r.op], e);
+    account(p.ops[r.op], e);
+    if (options.dl_attribution) {
+        log.calls.push_back(e);
+        log.saw(r.start_ns, r.start_ns + r.duration_ns);
+    }
     if (!has_file) return;
     FileStats& f = file(r.dev, r.ino);
-    account(f.ops[r.op], r);
+    account(f.ops[r.op], e);
     if (cache_read) f.page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
@@ -175,15 +162,22 @@ void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
     }
     page_cache.add_pagecache(r);
     if (r.ino != 0) file(r.dev, r.ino).page_cache.add_pagecache(r);
-    if (r.pid == 0) return;
-    if (r.kind == IOLENS_PC_FAULT_IN) {
-        process(r.pid).page_cache.add_pagecache(r);
-    } else {
-        // An eviction names the process that first opened the file, which
-        // may never have been seen doing I/O: charge only a known one rather
-        // than invent an empty process for it.
-        if (auto it = processes.find(r.pid); it != processes.end())
+    uint32_t charged = 0;
+    if (r.pid != 0) {
+        if (r.kind == IOLENS_PC_FAULT_IN) {
+            process(r.pid).page_cache.add_pagecache(r);
+            charged = r.pid;
+        } else if (auto it = processes.find(r.pid); it != processes.end()) {
+            // An eviction names the process that first opened the file, which
+            // may never have been seen doing I/O: charge only a known one rather
+            // than invent an empty process for it.
             it->second.page_cache.add_pagecache(r);
+            charged = r.pid;
+        }
+    }
+    if (options.dl_attribution) {
+        log.page_cache.push_back({r.ts_ns, r.bytes, charged, r.kind, r.flags});
+        log.saw(r.ts_ns, r.ts_ns);
     }
 }
 
@@ -195,6 +189,18 @@ void ReportBuilder::State::on_block(const iolens_block_rec& r) {
         process(r.pid).block.add(r);
     else
         block_unattributed.add(r);
+    if (options.dl_attribution) log.blocks.push_back({r.issue_ns, r.pid, r.bytes, r.op});
+}
+
+void ReportBuilder::State::on_marker(const iolens_marker_rec& r) {
+    const size_t n = std::min<size_t>(r.text_len, IOLENS_MARKER_BYTES);
+    log.markers.push_back({r.ts_ns, r.pid, r.tid, std::string(r.text, n)});
+    log.saw(r.ts_ns, r.ts_ns);
+}
+
+void ReportBuilder::State::on_offcpu(const iolens_offcpu_rec& r) {
+    if (!options.dl_attribution || r.end_ns <= r.start_ns) return;
+    log.offcpu.push_back({r.start_ns, r.end_ns, r.pid, r.tid});
 }
 
 void ReportBuilder::State::on_file(const iolens_file_rec& r, const char* path) {
@@ -247,6 +253,10 @@ void ReportBuilder::set_capture(const CaptureInfo& capture) { state_->capture = 
 void ReportBuilder::add_process(const ProcessInfo& info) {
     // Keep whatever was counted already; the caller knows the process better.
     state_->process(info.pid).info = info;
+}
+
+void ReportBuilder::add_process_env(uint32_t pid, const std::map<std::string, std::string>& vars) {
+    state_->env[pid] = vars;
 }
 
 uint64_t ReportBuilder::records_seen() const { return state_->records; }
@@ -336,6 +346,22 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
             s.on_exec(r, reinterpret_cast<const char*>(rec + fixed));
             break;
         }
+        case IOLENS_REC_MARKER: {
+            constexpr size_t fixed = offsetof(iolens_marker_rec, text);
+            if (hdr.size < fixed) return too_short("marker", fixed);
+            auto r = load<iolens_marker_rec>(rec, fixed);
+            if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
+                return malformed(fmt::format("marker record of size {} claims {} bytes of text",
+                                             hdr.size, r.text_len));
+            std::memcpy(r.text, rec + fixed, r.text_len);
+            s.on_marker(r);
+            break;
+        }
+        case IOLENS_REC_OFFCPU:
+            if (hdr.size < sizeof(iolens_offcpu_rec))
+                return too_short("off-CPU", sizeof(iolens_offcpu_rec));
+            s.on_offcpu(load<iolens_offcpu_rec>(rec));
+            break;
         default:  // a record type this reader does not know: skip it whole
             s.skipped++;
             break;
@@ -397,6 +423,15 @@ Report ReportBuilder::finish() const {
         r.files.push_back(*ranked[i]);
         if (r.files.back().path.empty())
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
+    }
+    if (s.options.dl_attribution) {
+        DlInputs in{s.log, s.env, s.options.rank_env_override, {}};
+        in.file_paths.reserve(s.log.files.size());
+        for (const auto& id : s.log.files) {
+            auto it = s.files.find(file_key(id.dev, id.ino));
+            in.file_paths.push_back(it == s.files.end() ? std::string() : it->second.path);
+        }
+        attribute_dl(r, in);
     }
     return r;
 }

@@ -4,6 +4,7 @@
 // `record` and again by `report` on a recording file: the same code both times.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,13 @@ namespace iolens::model {
 
 struct BuilderOptions {
     size_t max_files = 10000;  // files listed in the report; the rest are counted
+    // The one environment variable naming a process's rank (--rank-env VAR);
+    // empty: the precedence list of model/rank_env.h.
+    std::string rank_env_override;
+    // Ranks, epochs and stalls (Report::ranks, epochs, rank_imbalance). They
+    // need a compact log of every event (model/dl_log.h, 64 bytes a call);
+    // false leaves them empty and keeps memory flat for huge captures.
+    bool dl_attribution = true;
 };
 
 class ReportBuilder {
@@ -28,6 +36,9 @@ public:
     // A process known before its first event (the launched command, or a process
     // found under the -p target at attach time).
     void add_process(const ProcessInfo& info);
+    // The rank-related environment variables of a process (an ENV chunk):
+    // only those, see model/rank_env.h. A later call for the pid replaces them.
+    void add_process_env(uint32_t pid, const std::map<std::string, std::string>& vars);
     // A byte stream of whole records. Stops at the first malformed record and
     // returns an error naming its byte offset in `records` (the records before
     // it are kept). Records of unknown type are skipped by their size.

@@ -54,6 +54,10 @@ enum class ChunkType : uint32_t {
     Records = 2,
     Process = 3,
     End = 4,
+    // JSON {"pid": N, "vars": {"RANK": "3", ...}}: the rank-related environment
+    // variables of a traced process (only those: never the whole environment,
+    // which may hold secrets), read from /proc when it starts or at attach.
+    Env = 5,
 };
 
 struct Chunk {

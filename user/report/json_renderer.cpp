@@ -1,12 +1,14 @@
 #include "report/json_renderer.h"
 
 #include "model/capture_json.h"
+#include "report/findings_renderer.h"
+#include "report/json_sections.h"
 
 namespace iolens::report {
 
 using nlohmann::json;
 
-namespace {
+namespace detail {
 
 json hist_to_json(const model::Histogram& h) {
     json buckets = json::array();
@@ -23,16 +25,10 @@ json hist_to_json(const model::Histogram& h) {
     };
 }
 
-// Which optional probe families were live: their figures are null otherwise,
-// so a missing probe never reads as "zero".
-struct Live {
-    bool page_cache, blocking, block;
-    explicit Live(const model::CaptureInfo& c)
-        : page_cache(model::probe_live(c, model::kProbePageCache)),
-          blocking(model::probe_live(c, model::kProbeBlocking)),
-          block(model::probe_live(c, model::kProbeBlock)) {}
-};
-
+Live::Live(const model::CaptureInfo& c)
+    : page_cache(model::probe_live(c, model::kProbePageCache)),
+      blocking(model::probe_live(c, model::kProbeBlocking)),
+      block(model::probe_live(c, model::kProbeBlock)) {}
 json or_null(bool live, uint64_t v) { return live ? json(v) : json(nullptr); }
 
 json op_stats_to_json(const model::OpStats& s, const Live& live) {
@@ -76,6 +72,12 @@ json process_block_to_json(const model::ProcessBlock& b, const Live& live) {
     if (!live.block) return nullptr;
     return {{"read_bytes", b.read_bytes}, {"write_bytes", b.write_bytes}, {"requests", b.requests}};
 }
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
 
 json block_stats_to_json(const model::BlockStats& s) {
     return {
@@ -146,6 +148,10 @@ json report_to_json(const model::Report& r) {
         {"files", std::move(files)},
         {"files_total", r.files_total},
         {"files_omitted", r.files_omitted},
+        {"findings", findings_to_json(r.findings)},
+        {"ranks", ranks_to_json(r, live)},
+        {"epochs", epochs_to_json(r, live)},
+        {"rank_imbalance", rank_imbalance_to_json(r)},
     };
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/findings_renderer.h"
 #include "report/terminal_sections.h"
 #include "report/text_format.h"
 
@@ -220,6 +221,8 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
         return;
     }
     class_table(c, r);
+    epochs_section(c, r);
+    ranks_section(c, r);
     histograms(c, r);
     process_table(c, r);
     file_table(c, r);
@@ -230,6 +233,7 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
                             c.width, "  ", "  "));
     page_cache_section(c, r);
     block_section(c, r);
+    findings_section(c, r);
 }
 
 }  // namespace iolens::report

@@ -45,5 +45,9 @@ void not_available(Ctx& c, const model::CaptureInfo& cap, std::string_view probe
 
 void page_cache_section(Ctx& c, const model::Report& r);
 void block_section(Ctx& c, const model::Report& r);
+// dl_renderer.cpp: the rank table and straggler line (when the job has ranks
+// or epochs), and the epoch table (when there are epochs).
+void ranks_section(Ctx& c, const model::Report& r);
+void epochs_section(Ctx& c, const model::Report& r);
 
 }  // namespace iolens::report::detail

@@ -1,0 +1,474 @@
+// The findings rule engine: each rule fires on the pattern it names, with the
+// numbers that triggered it, and stays silent on a healthy job and when the
+// figures it needs were not measured.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/findings.h"
+#include "analysis_fixtures.h"
+
+using namespace iolens::model;
+using namespace iolens::test;
+using iolens::analysis::analyze;
+using iolens::analysis::Thresholds;
+
+namespace {
+
+std::vector<std::string> ids(const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (const auto& f : fs) out.push_back(f.id);
+    return out;
+}
+
+// Every finding carries a title, a severity we know, an evidence object and
+// a recommendation.
+void expect_well_formed(const std::vector<Finding>& fs) {
+    for (const auto& f : fs) {
+        EXPECT_FALSE(f.title.empty()) << f.id;
+        EXPECT_TRUE(f.severity == "high" || f.severity == "warn" || f.severity == "info") << f.id;
+        EXPECT_TRUE(f.evidence.is_object()) << f.id;
+        EXPECT_FALSE(f.evidence.empty()) << f.id;
+        EXPECT_GT(f.recommendation.size(), 40u) << f.id;
+    }
+}
+
+// Analyze and return the one finding with that id (failing the test if absent).
+Finding expect_finding(const Report& r, const std::string& id) {
+    const auto fs = analyze(r);
+    expect_well_formed(fs);
+    const Finding* f = find(fs, id);
+    EXPECT_NE(f, nullptr) << id << " did not fire; got " << ::testing::PrintToString(ids(fs));
+    return f ? *f : Finding{};
+}
+
+}  // namespace
+
+TEST(AnalysisFindings, CleanWorkloadHasNoFindings) {
+    const auto fs = analyze(clean_report());
+    EXPECT_TRUE(fs.empty()) << ::testing::PrintToString(ids(fs));
+}
+
+TEST(AnalysisFindings, EmptyReportHasNoFindings) {
+    EXPECT_TRUE(analyze(Report{}).empty());
+    Report r;
+    r.capture = capture();
+    EXPECT_TRUE(analyze(r).empty());
+}
+
+TEST(AnalysisFindings, AddFindingsStoresThem) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);
+    iolens::analysis::add_findings(r);
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].id, "small_reads");
+}
+
+// --- small_reads --------------------------------------------------------------
+
+TEST(AnalysisSmallReads, FiresOnSmallReads) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);
+    const auto f = expect_finding(r, "small_reads");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["read_calls"], 200'000u);
+    EXPECT_EQ(f.evidence["p50_read_bytes"], 4096u);
+    EXPECT_EQ(f.evidence["small_call_share"], 1.0);
+    EXPECT_EQ(f.evidence["read_time_capture_share"], 0.2);
+    EXPECT_NE(f.recommendation.find("WebDataset"), std::string::npos);
+}
+
+TEST(AnalysisSmallReads, SilentWhenFewOrCheapOrLarge) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_READ] = op(5'000, 4 * kKiB, 20 * kS);  // too few calls
+    EXPECT_EQ(find(analyze(r), "small_reads"), nullptr);
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, kS);  // 1% of the capture
+    EXPECT_EQ(find(analyze(r), "small_reads"), nullptr);
+    r.totals[IOLENS_OP_READ] = op(200'000, 64 * kKiB, 20 * kS);  // at the limit
+    EXPECT_EQ(find(analyze(r), "small_reads"), nullptr);
+}
+
+TEST(AnalysisSmallReads, UnknownDurationUsesAbsoluteTime) {
+    auto r = clean_report();
+    r.capture.duration_ns = 0;
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 2 * kS);
+    const auto f = expect_finding(r, "small_reads");
+    EXPECT_FALSE(f.evidence.contains("read_time_capture_share"));
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, kS / 2);
+    EXPECT_EQ(find(analyze(r), "small_reads"), nullptr);
+}
+
+// --- random_access ------------------------------------------------------------
+
+TEST(AnalysisRandomAccess, FiresOnRandomSmallReads) {
+    auto r = clean_report();
+    for (auto& f : r.files) {
+        f.ops[IOLENS_OP_READ] = op(1'600, 64 * kKiB, kS / 5);
+        f.sequential = 10;
+        f.random = 90;
+    }
+    r.files[7].random = 500;
+    const auto f = expect_finding(r, "random_access");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["files"], 100u);
+    EXPECT_EQ(f.evidence["random_accesses"], 99u * 90 + 500);
+    EXPECT_EQ(f.evidence["sequential_accesses"], 1000u);
+    EXPECT_EQ(f.evidence["mean_read_bytes"], 64 * kKiB);
+    EXPECT_EQ(f.evidence["most_random_file"], "/data/shard-7.tar");
+    EXPECT_NE(f.recommendation.find("POSIX_FADV_RANDOM"), std::string::npos);
+}
+
+TEST(AnalysisRandomAccess, LargeRandomReadsAreInfo) {
+    auto r = clean_report();
+    for (auto& f : r.files) f.sequential = 10, f.random = 90;
+    const auto f = expect_finding(r, "random_access");
+    EXPECT_EQ(f.severity, "info");
+    EXPECT_EQ(f.evidence["random_share"], 0.9);
+}
+
+TEST(AnalysisRandomAccess, IgnoresFilesWithFewBytes) {
+    auto r = clean_report();
+    for (auto& f : r.files) {
+        f.ops[IOLENS_OP_READ] = op(10, 64 * kKiB, kS / 100);  // 640 KiB each
+        f.sequential = 0;
+        f.random = 100;
+    }
+    EXPECT_EQ(find(analyze(r), "random_access"), nullptr);
+}
+
+// --- io_stall -----------------------------------------------------------------
+
+TEST(AnalysisIoStall, FiresPerRankWithSeverityByShare) {
+    auto r = clean_report();
+    r.ranks[1].critical_io_ns = 40 * kS;
+    r.ranks[1].io_time_ns = 40 * kS;
+    auto f = expect_finding(r, "io_stall");
+    EXPECT_EQ(f.severity, "high");
+    EXPECT_EQ(f.evidence["rank"], 1);
+    EXPECT_EQ(f.evidence["stall_share"], 0.4);
+    EXPECT_EQ(f.evidence["critical_io_ns"], 40 * kS);
+    EXPECT_EQ(f.evidence["ranks_stalled"], 1u);
+    EXPECT_NE(f.recommendation.find("num_workers"), std::string::npos);
+    EXPECT_NE(f.recommendation.find("prefetch_factor"), std::string::npos);
+
+    r.ranks[1].critical_io_ns = 15 * kS;
+    f = expect_finding(r, "io_stall");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["stall_share"], 0.15);
+}
+
+TEST(AnalysisIoStall, FiresOnOneEpoch) {
+    auto r = clean_report();
+    r.epochs[0].ranks[0].critical_io_ns = 12 * kS;  // cold first epoch: 36%
+    const auto f = expect_finding(r, "io_stall");
+    EXPECT_EQ(f.severity, "high");
+    EXPECT_EQ(f.evidence["epoch"], 1u);
+    EXPECT_EQ(f.evidence["rank"], 0);
+    EXPECT_EQ(f.evidence["ranks_stalled"], 0u);
+    EXPECT_EQ(f.evidence["epochs_stalled"], 1u);
+    EXPECT_NE(f.title.find("epoch 1"), std::string::npos);
+}
+
+TEST(AnalysisIoStall, SilentOnShortRanksAndWithoutRanks) {
+    auto r = clean_report();
+    r.ranks[0].critical_io_ns = kS / 10;
+    r.ranks[0].wall_ns = kS / 8;  // below stall_min_wall_ns: too short to judge
+    EXPECT_EQ(find(analyze(r), "io_stall"), nullptr);
+    r.ranks.clear();
+    r.epochs.clear();
+    EXPECT_EQ(find(analyze(r), "io_stall"), nullptr);
+}
+
+// --- rank_imbalance -----------------------------------------------------------
+
+TEST(AnalysisRankImbalance, NamesTheStraggler) {
+    auto r = clean_report();
+    r.ranks[1].io_time_ns = 40 * kS;  // mean 25 s: 1.6x
+    auto f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["metric"], "io_time_ns");
+    EXPECT_EQ(f.evidence["straggler_rank"], 1);
+    EXPECT_EQ(f.evidence["io_time_max_over_mean"], 1.6);
+    EXPECT_EQ(f.evidence["min_io_time_ns"], 10 * kS);
+    EXPECT_NE(f.title.find("rank 1"), std::string::npos);
+
+    // Four ranks, one at 40 s, three at 10 s: 40 / 17.5 = 2.29x, high.
+    for (int64_t k = 2; k < 4; ++k) {
+        auto extra = r.ranks[0];
+        extra.rank = k;
+        r.ranks.push_back(extra);
+    }
+    f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.severity, "high");
+    EXPECT_EQ(f.evidence["straggler_rank"], 1);
+}
+
+TEST(AnalysisRankImbalance, ByReadBytes) {
+    auto r = clean_report();
+    r.ranks[0].ops[IOLENS_OP_READ] = op(15'360, kMiB, 10 * kS);  // 15 GiB vs 5: 1.5x
+    const auto f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.evidence["metric"], "read_bytes");
+    EXPECT_EQ(f.evidence["straggler_rank"], 0);
+    EXPECT_EQ(f.evidence["read_bytes_max_over_mean"], 1.5);
+    EXPECT_NE(f.recommendation.find("DistributedSampler"), std::string::npos);
+}
+
+TEST(AnalysisRankImbalance, SilentWhenIoIsNegligibleOrOneRank) {
+    auto r = clean_report();
+    r.ranks[0].io_time_ns = kS / 10;
+    r.ranks[1].io_time_ns = 4 * kS;  // 1.95x but 4% of the straggler's wall time
+    EXPECT_EQ(find(analyze(r), "rank_imbalance"), nullptr);
+    r.ranks[1].io_time_ns = 40 * kS;
+    r.ranks.pop_back();
+    EXPECT_EQ(find(analyze(r), "rank_imbalance"), nullptr);
+}
+
+// --- dataset_exceeds_cache ----------------------------------------------------
+
+TEST(AnalysisDatasetExceedsCache, FiresWhenLaterEpochsMiss) {
+    auto r = clean_report();
+    r.epochs[1].page_cache = cache(150 * kMiB, 2'922 * kMiB);
+    r.epochs[2].page_cache = cache(150 * kMiB, 2'922 * kMiB);
+    auto f = expect_finding(r, "dataset_exceeds_cache");
+    EXPECT_EQ(f.severity, "high");
+    EXPECT_EQ(f.evidence["epochs_judged"], 2u);
+    EXPECT_EQ(f.evidence["epochs_missing"], 2u);
+    EXPECT_EQ(f.evidence["first_epoch_read_bytes"], 3 * kGiB);
+    EXPECT_EQ(f.evidence["epochs"][0]["epoch"], 2u);
+    EXPECT_EQ(f.evidence["epochs"][0]["miss_bytes"], 2'922 * kMiB);
+    EXPECT_NEAR(f.evidence["mean_hit_ratio"].get<double>(), 0.0488, 1e-4);
+    EXPECT_NE(f.recommendation.find("memory.max"), std::string::npos);
+
+    r.epochs[1].page_cache = cache(900 * kMiB, 2'172 * kMiB);  // 29% hit, 71% of the reads missed
+    r.epochs[2].page_cache = cache(900 * kMiB, 2'172 * kMiB);
+    f = expect_finding(r, "dataset_exceeds_cache");
+    EXPECT_EQ(f.severity, "warn");
+}
+
+TEST(AnalysisDatasetExceedsCache, SilentWithoutProbeOrLaterEpochs) {
+    auto r = clean_report();
+    r.epochs[1].page_cache = cache(0, 3 * kGiB);
+    r.epochs[2].page_cache = cache(0, 3 * kGiB);
+    r.capture = capture(/*pagecache=*/false);
+    EXPECT_EQ(find(analyze(r), "dataset_exceeds_cache"), nullptr);
+    r.capture = capture();
+    r.epochs.resize(1);  // only the cold first epoch: nothing to judge
+    EXPECT_EQ(find(analyze(r), "dataset_exceeds_cache"), nullptr);
+    r.epochs.clear();
+    EXPECT_EQ(find(analyze(r), "dataset_exceeds_cache"), nullptr);
+}
+
+TEST(AnalysisDatasetExceedsCache, OneMissingEpochOfManyIsNotEnough) {
+    auto r = clean_report();
+    for (uint32_t e = 4; e <= 5; ++e) {
+        auto ep = r.epochs[2];
+        ep.index = e;
+        r.epochs.push_back(ep);
+    }
+    r.epochs[3].page_cache = cache(0, 3 * kGiB);  // 1 of 4 later epochs
+    EXPECT_EQ(find(analyze(r), "dataset_exceeds_cache"), nullptr);
+}
+
+// --- metadata_heavy -----------------------------------------------------------
+
+TEST(AnalysisMetadataHeavy, FiresOnMetadataTime) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_STAT] = op(100'000, 0, 15 * kS);
+    const auto f = expect_finding(r, "metadata_heavy");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["metadata_calls"], 100'200u);  // + 100 opens, 100 closes
+    EXPECT_EQ(f.evidence["by_class"]["stat"]["calls"], 100'000u);
+    const double share = f.evidence["metadata_time_share"].get<double>();
+    EXPECT_GT(share, 0.3);
+    EXPECT_LT(share, 0.6);
+
+    r.totals[IOLENS_OP_STAT] = op(100'000, 0, 40 * kS);
+    EXPECT_EQ(expect_finding(r, "metadata_heavy").severity, "high");
+}
+
+TEST(AnalysisMetadataHeavy, ManyOpensPerMiBIsInfo) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_OPEN] = op(100'000, 0, kS);  // ~9.8 opens per MiB read
+    const auto f = expect_finding(r, "metadata_heavy");
+    EXPECT_EQ(f.severity, "info");
+    EXPECT_NEAR(f.evidence["opens_per_mib"].get<double>(), 100'000.0 / 10'240.0, 1e-3);
+}
+
+TEST(AnalysisMetadataHeavy, SilentWhenFewCallsOrNoData) {
+    auto r = clean_report();
+    r.totals[IOLENS_OP_STAT] = op(500, 0, 15 * kS);  // 800 metadata calls
+    EXPECT_EQ(find(analyze(r), "metadata_heavy"), nullptr);
+    // Only metadata, and not much of it: opens_per_mib is undefined.
+    Report m;
+    m.capture = capture();
+    m.totals[IOLENS_OP_STAT] = op(2'000, 0, kS / 100);
+    EXPECT_TRUE(analyze(m).empty());
+}
+
+// --- many_small_files ---------------------------------------------------------
+
+TEST(AnalysisManySmallFiles, FiresOnManySmallFiles) {
+    auto r = clean_report();
+    r.files.clear();
+    for (uint32_t i = 0; i < 1'500; ++i) {
+        FileStats f;
+        f.path = "/data/train/img" + std::to_string(i) + ".jpg";
+        f.size = 100 * kKiB + i;
+        f.ops[IOLENS_OP_READ] = op(1, f.size, kS / 100);
+        r.files.push_back(f);
+    }
+    r.files_omitted = 500;
+    r.files_total = 2'000;
+    const auto f = expect_finding(r, "many_small_files");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["files_read"], 2'000u);
+    EXPECT_EQ(f.evidence["files_listed"], 1'500u);
+    EXPECT_EQ(f.evidence["median_file_bytes"], 100 * kKiB + 750);
+    EXPECT_NE(f.recommendation.find("WebDataset"), std::string::npos);
+}
+
+TEST(AnalysisManySmallFiles, FiresOnOpensPerEpoch) {
+    auto r = clean_report();
+    r.epochs[1].ops[IOLENS_OP_OPEN] = op(20'000, 0, kS);
+    const auto f = expect_finding(r, "many_small_files");
+    EXPECT_EQ(f.evidence["busiest_epoch"], 2u);
+    EXPECT_EQ(f.evidence["busiest_epoch_opens"], 20'000u);
+    EXPECT_NE(f.title.find("epoch 2"), std::string::npos);
+}
+
+TEST(AnalysisManySmallFiles, SilentOnFewLargeFilesOrWithoutFiles) {
+    auto r = clean_report();
+    r.epochs[1].ops[IOLENS_OP_OPEN] = op(20'000, 0, kS);
+    r.epochs[1].ops[IOLENS_OP_READ] = op(30'000, kMiB, kS);  // 1.5 MiB per open
+    EXPECT_EQ(find(analyze(r), "many_small_files"), nullptr);
+    r.files.clear();
+    r.epochs.clear();
+    EXPECT_EQ(find(analyze(r), "many_small_files"), nullptr);
+}
+
+// --- readahead_waste ----------------------------------------------------------
+
+TEST(AnalysisReadaheadWaste, FiresOnUnusedReadahead) {
+    auto r = clean_report();
+    r.page_cache.readahead_unused_bytes = 1'228 * kMiB;  // 60% of 2 GiB
+    r.files[3].page_cache.readahead_unused_bytes = 600 * kMiB;
+    r.files[5].page_cache.readahead_unused_bytes = 628 * kMiB;
+    auto f = expect_finding(r, "readahead_waste");
+    EXPECT_EQ(f.severity, "high");
+    EXPECT_EQ(f.evidence["readahead_unused_bytes"], 1'228 * kMiB);
+    EXPECT_EQ(f.evidence["brought_in_bytes"], 2 * kGiB);
+    EXPECT_EQ(f.evidence["worst_file"], "/data/shard-5.tar");
+    EXPECT_NE(f.recommendation.find("read_ahead_kb"), std::string::npos);
+    EXPECT_NE(f.recommendation.find("blockdev --setra"), std::string::npos);
+
+    r.page_cache.readahead_unused_bytes = 600 * kMiB;
+    f = expect_finding(r, "readahead_waste");
+    EXPECT_EQ(f.severity, "warn");
+}
+
+TEST(AnalysisReadaheadWaste, SilentWithoutProbeOrWhenSmall) {
+    auto r = clean_report();
+    r.page_cache.readahead_unused_bytes = 100 * kMiB;  // 5%
+    EXPECT_EQ(find(analyze(r), "readahead_waste"), nullptr);
+    r.page_cache = cache(0, 32 * kMiB, 32 * kMiB, 30 * kMiB);  // too little brought in
+    EXPECT_EQ(find(analyze(r), "readahead_waste"), nullptr);
+    r.page_cache = cache(0, 2 * kGiB, 2 * kGiB, 2 * kGiB);
+    r.capture = capture(/*pagecache=*/false);
+    EXPECT_EQ(find(analyze(r), "readahead_waste"), nullptr);
+}
+
+// --- checkpoint_stall ---------------------------------------------------------
+
+TEST(AnalysisCheckpointStall, FiresOnTheRankMainProcess) {
+    auto r = clean_report();
+    auto& main = r.processes[3];  // pid 200, rank 1's main process
+    ASSERT_EQ(main.info.pid, 200u);
+    main.ops[IOLENS_OP_SYNC] = op(10, 0, 6 * kS);
+    main.ops[IOLENS_OP_SYNC].blocked_ns = 5 * kS;
+    main.ops[IOLENS_OP_WRITE] = op(2'048, kMiB, 4 * kS);
+    auto f = expect_finding(r, "checkpoint_stall");
+    EXPECT_EQ(f.severity, "warn");
+    EXPECT_EQ(f.evidence["rank"], 1);
+    EXPECT_EQ(f.evidence["pid"], 200u);
+    EXPECT_EQ(f.evidence["sync_calls"], 10u);
+    EXPECT_EQ(f.evidence["write_bytes"], 2 * kGiB);
+    EXPECT_EQ(f.evidence["checkpoint_share"], 0.1);
+    EXPECT_EQ(f.evidence["blocked_ns"], 5 * kS);
+    EXPECT_NE(f.recommendation.find("async"), std::string::npos);
+
+    main.ops[IOLENS_OP_WRITE] = op(2'048, kMiB, 14 * kS);
+    EXPECT_EQ(expect_finding(r, "checkpoint_stall").severity, "high");
+}
+
+TEST(AnalysisCheckpointStall, WithoutRanksUsesTheTargetProcess) {
+    auto r = clean_report();
+    r.ranks.clear();
+    r.capture = capture(true, /*blocking=*/false);
+    r.capture.pids = {100};
+    r.processes[1].ops[IOLENS_OP_SYNC] = op(3, 0, 8 * kS);
+    r.processes[1].ops[IOLENS_OP_WRITE] = op(100, kMiB, 2 * kS);
+    const auto f = expect_finding(r, "checkpoint_stall");
+    EXPECT_EQ(f.evidence["pid"], 100u);
+    EXPECT_FALSE(f.evidence.contains("rank"));
+    EXPECT_EQ(f.evidence["wall_ns"], 100 * kS);  // the whole capture
+    EXPECT_TRUE(f.evidence["blocked_ns"].is_null());
+}
+
+TEST(AnalysisCheckpointStall, SilentWithoutFsyncOrInWorkers) {
+    auto r = clean_report();
+    // Long writes without a single fsync: logging or buffered output.
+    r.processes[1].ops[IOLENS_OP_SYNC] = OpStats{};
+    r.processes[1].ops[IOLENS_OP_WRITE] = op(2'048, kMiB, 20 * kS);
+    // A DataLoader worker that writes and syncs is not the training loop.
+    r.processes[2].ops[IOLENS_OP_SYNC] = op(10, 0, 20 * kS);
+    EXPECT_EQ(find(analyze(r), "checkpoint_stall"), nullptr);
+    // Ranks whose processes are not in the report: no crash, no finding.
+    r.processes.clear();
+    EXPECT_EQ(find(analyze(r), "checkpoint_stall"), nullptr);
+}
+
+// --- ordering and thresholds --------------------------------------------------
+
+TEST(AnalysisFindings, MostSevereFirst) {
+    auto r = clean_report();
+    for (auto& f : r.files) f.sequential = 10, f.random = 90;  // random_access: info
+    r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);  // small_reads: warn
+    r.ranks[0].critical_io_ns = 35 * kS;                          // io_stall: high (35%)
+    r.page_cache.readahead_unused_bytes = 1'500 * kMiB;           // readahead_waste: high (73%)
+    r.ranks[1].io_time_ns = 40 * kS;                              // rank_imbalance: warn
+    const auto fs = analyze(r);
+    ASSERT_EQ(ids(fs), (std::vector<std::string>{"io_stall", "readahead_waste", "small_reads",
+                                                 "rank_imbalance", "random_access"}))
+        << ::testing::PrintToString(ids(fs));
+    for (size_t i = 1; i < fs.size(); ++i)
+        EXPECT_LE(iolens::analysis::severity_rank(fs[i - 1].severity),
+                  iolens::analysis::severity_rank(fs[i].severity));
+}
+
+TEST(AnalysisFindings, ThresholdsAreTunable) {
+    auto r = clean_report();
+    Thresholds t;
+    t.small_read_bytes = 2 * kMiB;  // 1 MiB reads now count as small
+    t.small_reads_min_calls = 1'000;
+    const auto fs = analyze(r, t);
+    ASSERT_EQ(ids(fs), std::vector<std::string>{"small_reads"});
+}
+
+TEST(AnalysisFindings, DocsListEveryThreshold) {
+    // tests/data need not exist: go up lexically.
+    const auto doc_path = std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() /
+                          "docs" / "findings.md";
+    std::ifstream in(doc_path);
+    ASSERT_TRUE(in) << "docs/findings.md missing";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    for (const auto& [name, value] : iolens::analysis::threshold_table())
+        EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " not documented";
+    for (const char* id : {"small_reads", "random_access", "io_stall", "rank_imbalance",
+                           "dataset_exceeds_cache", "metadata_heavy", "many_small_files",
+                           "readahead_waste", "checkpoint_stall"})
+        EXPECT_NE(doc.find(std::string("`") + id + "`"), std::string::npos) << id;
+}

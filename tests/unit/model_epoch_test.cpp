@@ -1,0 +1,209 @@
+// Epochs from markers and inferred from the dataset re-read cycle, and the
+// per-epoch (and per-rank within) figures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "model/epochs.h"
+#include "model_rank_records.h"
+
+using namespace iolens;
+using namespace iolens::model;
+using test::DlStream;
+using test::kMs;
+
+namespace {
+
+const std::map<uint32_t, std::map<std::string, std::string>> kTwoRanks = {
+    {100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}};
+
+TEST(EpochMarkers, MultiRankStepsAndEnd) {
+    DlStream s;
+    s.fork(100, 1, 1 * kMs).fork(200, 1, 1 * kMs);
+    // Rank 1 marks each epoch a little later than rank 0: the earliest wins.
+    s.marker(200, 11 * kMs, "epoch/0").marker(100, 10 * kMs, "epoch/0");
+    for (int st = 0; st < 3; ++st)  // both ranks mark the same 3 steps: 3, not 6
+        s.marker(100, (12 + st) * kMs, "step/" + std::to_string(st))
+            .marker(200, (12 + st) * kMs, "step/" + std::to_string(st));
+    s.marker(100, 40 * kMs, "epoch/1").marker(200, 41 * kMs, "epoch/1");
+    s.marker(100, 45 * kMs, "step/3");
+    s.marker(200, 70 * kMs, "end").marker(100, 71 * kMs, "end");
+    s.marker(100, 72 * kMs, "bogus");
+    // Reads: two in epoch 0 (one per rank), one in epoch 1, one before, one after.
+    s.call({.pid = 100, .start = 5 * kMs, .ino = 1, .ret = 10});
+    s.call({.pid = 100, .start = 20 * kMs, .ino = 1, .ret = 100, .cache_in = 4096});
+    s.call({.pid = 200, .start = 21 * kMs, .ino = 2, .ret = 200});
+    s.call({.pid = 200, .start = 50 * kMs, .ino = 2, .ret = 400});
+    s.call({.pid = 100, .start = 80 * kMs, .ino = 1, .ret = 800});
+    s.pagecache_fault(200, 2, 55 * kMs, 8192);
+    s.block(100, 25 * kMs, 4096).block(200, 60 * kMs, 512).block(0, 61 * kMs, 1);
+    const auto r = test::build(s, test::dl_capture(100 * kMs, {"pagecache", "block"}), kTwoRanks);
+    ASSERT_EQ(r.epochs.size(), 2u);
+    const auto& e1 = r.epochs[0];
+    EXPECT_EQ(e1.index, 1u);
+    EXPECT_EQ(e1.source, "marker");
+    EXPECT_EQ(e1.marker_number, 0);
+    EXPECT_EQ(e1.start_ns, 10 * kMs);
+    EXPECT_EQ(e1.end_ns, 40 * kMs);
+    EXPECT_EQ(e1.steps, 3u);
+    EXPECT_EQ(e1.ops[IOLENS_OP_READ].calls, 2u);
+    EXPECT_EQ(e1.ops[IOLENS_OP_READ].bytes, 300u);
+    EXPECT_EQ(e1.page_cache.miss_bytes, 4096u);
+    EXPECT_EQ(e1.page_cache.hit_bytes, 200u);
+    EXPECT_EQ(e1.block.read_bytes, 4096u);
+    ASSERT_EQ(e1.ranks.size(), 2u);
+    EXPECT_EQ(e1.ranks[0].ops[IOLENS_OP_READ].bytes, 100u);
+    EXPECT_EQ(e1.ranks[1].ops[IOLENS_OP_READ].bytes, 200u);
+    EXPECT_EQ(e1.ranks[0].wall_ns, 30 * kMs);
+    EXPECT_EQ(e1.ranks[1].io_time_ns, 1000u);
+    const auto& e2 = r.epochs[1];
+    EXPECT_EQ(e2.start_ns, 40 * kMs);
+    EXPECT_EQ(e2.end_ns, 70 * kMs);  // the first "end"
+    EXPECT_EQ(e2.steps, 1u);
+    EXPECT_EQ(e2.ops[IOLENS_OP_READ].bytes, 400u);
+    EXPECT_EQ(e2.ranks[1].page_cache.fault_bytes, 8192u);
+    EXPECT_EQ(e2.block.requests, 1u);  // pid 0 is not a tracked process's request
+    EXPECT_EQ(e2.ranks[1].block.read_bytes, 512u);
+    EXPECT_EQ(e2.ranks[0].ops[IOLENS_OP_READ].calls, 0u);
+}
+
+TEST(EpochMarkers, LastEpochRunsToCaptureEnd) {
+    DlStream s;
+    s.fork(100, 1, 1 * kMs);
+    s.marker(100, 10 * kMs, "epoch/1").marker(100, 30 * kMs, "epoch/2");
+    const auto r = test::build(s, test::dl_capture(100 * kMs));
+    ASSERT_EQ(r.epochs.size(), 2u);
+    EXPECT_EQ(r.epochs[1].end_ns, 100 * kMs);
+    EXPECT_EQ(r.epochs[1].index, 2u);
+    EXPECT_EQ(r.epochs[1].marker_number, 2);
+}
+
+// One rank (root 100) with 3 workers per epoch reading a shuffled 30-file
+// dataset; workers are respawned each epoch. Returns the time of each epoch's
+// first data read and each epoch's worker fork.
+struct Job {
+    DlStream s;
+    std::vector<uint64_t> first_read, fork;
+};
+Job shuffled_job(int epochs, bool respawn_gap, int files = 30) {
+    Job j;
+    std::mt19937 rng(42);
+    j.s.fork(100, 1, 1 * kMs);
+    for (int f = 1; f <= files; ++f) j.s.file(f, "/data/train/" + std::to_string(f) + ".jpg");
+    j.s.file(500, "/usr/lib/python3/os.py").file(501, "/ckpt/model.pt");
+    j.s.file(502, "/home/u/venv/site-packages/torch/__init__.py");
+    uint64_t t = 10 * kMs;
+    // The checkpoint is read once, in many chunks.
+    for (int c = 0; c < 5; ++c)
+        j.s.call({.pid = 100, .start = t + c * 1000, .ino = 501, .ret = 4096,
+                  .offset = uint64_t(c) * 4096});
+    t += 1 * kMs;
+    uint32_t next_pid = 1000;
+    for (int e = 0; e < epochs; ++e) {
+        const uint32_t w0 = next_pid;
+        next_pid += 3;
+        j.fork.push_back(t);
+        for (uint32_t w = w0; w < w0 + 3; ++w) j.s.fork(w, 100, t);
+        t += respawn_gap ? 5 * kMs : 0;
+        // Every worker imports a module and a library at startup.
+        for (uint32_t w = w0; w < w0 + 3; ++w) j.s.load(w, 500, t += 10'000).load(w, 502, t += 10'000);
+        std::vector<int> order(files);
+        for (int f = 0; f < files; ++f) order[f] = f + 1;
+        std::shuffle(order.begin(), order.end(), rng);
+        j.first_read.push_back(t + 100'000 + 200);  // the read of the first load
+        for (int i = 0; i < files; ++i) {
+            t += 100'000;
+            j.s.load(w0 + i % 3, order[i], t, 8192);
+        }
+        t += 1 * kMs;
+        for (uint32_t w = w0; w < w0 + 3; ++w) j.s.exit(w, 100, t);
+        t += 1 * kMs;
+    }
+    return j;
+}
+
+TEST(EpochInference, ShuffledRereadsAcrossWorkersGiveThreeEpochs) {
+    // No respawn signal to snap to: the boundaries are the first re-reads.
+    Job j = shuffled_job(3, true);
+    const auto r = test::build(j.s, test::dl_capture(1000 * kMs, {"pagecache"}),
+                               {{100, {{"RANK", "0"}}}});
+    ASSERT_EQ(r.epochs.size(), 3u);
+    for (size_t e = 0; e < 3; ++e) {
+        EXPECT_EQ(r.epochs[e].source, "inferred");
+        EXPECT_EQ(r.epochs[e].index, e + 1);
+        // Snapped back to the fork of the epoch's workers (nothing of the
+        // previous epoch was read after it).
+        EXPECT_EQ(r.epochs[e].start_ns, j.fork[e]) << e;
+        EXPECT_EQ(r.epochs[e].ops[IOLENS_OP_READ].calls, 30u + 6u) << e;  // + 2 imports x 3
+        EXPECT_EQ(r.epochs[e].ops[IOLENS_OP_READ].bytes, 30u * 8192 + 6u * 4096) << e;
+        EXPECT_EQ(r.epochs[e].ranks.at(0).ops[IOLENS_OP_OPEN].calls, 36u) << e;
+    }
+    EXPECT_EQ(r.epochs[0].end_ns, r.epochs[1].start_ns);
+    EXPECT_EQ(r.epochs[2].end_ns, 1000 * kMs);
+}
+
+TEST(EpochInference, BoundariesAtTheFirstRereadWithoutRespawn) {
+    // Persistent workers: the same 3 pids open and read each file every epoch.
+    DlStream s;
+    std::mt19937 rng(7);
+    s.fork(100, 1, 1 * kMs);
+    for (uint32_t w = 101; w <= 103; ++w) s.fork(w, 100, 2 * kMs);
+    uint64_t t = 10 * kMs;
+    std::vector<uint64_t> first;
+    for (int e = 0; e < 3; ++e) {
+        std::vector<int> order(20);
+        for (int f = 0; f < 20; ++f) order[f] = f + 1;
+        std::shuffle(order.begin(), order.end(), rng);
+        first.push_back(t + 100'000);  // the open of the first load
+        for (int i = 0; i < 20; ++i) s.load(101 + i % 3, order[i], t += 100'000);
+    }
+    const auto r = test::build(s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+    ASSERT_EQ(r.epochs.size(), 3u);
+    // Epoch 1 starts at the fork of its workers (a respawn before any data read).
+    EXPECT_EQ(r.epochs[0].start_ns, 2 * kMs);
+    EXPECT_EQ(r.epochs[1].start_ns, first[1] + 200);  // the first re-read
+    EXPECT_EQ(r.epochs[2].start_ns, first[2] + 200);
+    // The opens just before a boundary's read belong to the previous epoch.
+    EXPECT_EQ(r.epochs[1].ops[IOLENS_OP_READ].calls, 20u);
+}
+
+TEST(EpochInference, WorkerRespawnPlacesTheBoundary) {
+    Job j = shuffled_job(2, true);
+    const auto r = test::build(j.s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+    ASSERT_EQ(r.epochs.size(), 2u);
+    EXPECT_EQ(r.epochs[1].start_ns, j.fork[1]);
+    EXPECT_LT(r.epochs[1].start_ns, j.first_read[1]);
+    // The new workers' startup reads (before their first data read) are in epoch 2.
+    EXPECT_EQ(r.epochs[1].ops[IOLENS_OP_READ].calls, 36u);
+}
+
+TEST(EpochInference, FilesReadOnceMakeNoEpochs) {
+    // One pass over the dataset plus a checkpoint and imports: no cycle.
+    Job j = shuffled_job(1, false);
+    const auto r = test::build(j.s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+    EXPECT_TRUE(r.epochs.empty());
+}
+
+TEST(EpochInference, IncidentalRereadIsNotABoundary) {
+    // 40 files read once each, but file 1 is read twice early on (a header
+    // probe by a second worker): no epoch.
+    DlStream s;
+    s.fork(100, 1, 1 * kMs);
+    uint64_t t = 10 * kMs;
+    s.load(101, 1, t += 100'000).load(102, 1, t += 100'000);
+    for (int f = 2; f <= 40; ++f) s.load(101, f, t += 100'000);
+    const auto r = test::build(s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+    EXPECT_TRUE(r.epochs.empty());
+}
+
+TEST(EpochInference, PathRule) {
+    EXPECT_TRUE(data_file_path("/data/train/1.jpg"));
+    EXPECT_TRUE(data_file_path(""));
+    EXPECT_FALSE(data_file_path("/proc/self/stat"));
+    EXPECT_FALSE(data_file_path("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+    EXPECT_FALSE(data_file_path("/home/u/venv/lib/python3.11/site-packages/numpy/core/_multiarray.so"));
+    EXPECT_FALSE(data_file_path("/home/u/train.py"));
+}
+
+}  // namespace

@@ -1,0 +1,132 @@
+#include "analysis/findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/rules.h"
+
+namespace iolens::analysis {
+
+namespace detail {
+
+std::optional<double> ratio(double a, double b) {
+    if (b == 0) return std::nullopt;
+    return a / b;
+}
+
+std::optional<double> capture_share(const model::Report& r, uint64_t ns) {
+    return ratio(static_cast<double>(ns), static_cast<double>(r.capture.duration_ns));
+}
+
+bool time_matters(const model::Report& r, const Thresholds& t, uint64_t ns) {
+    if (const auto s = capture_share(r, ns)) return *s >= t.min_time_share;
+    return ns >= t.min_time_ns;
+}
+
+double round4(double v) { return std::round(v * 10000.0) / 10000.0; }
+
+std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100.0); }
+
+std::string bytes_str(uint64_t bytes) {
+    static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) return fmt::format("{} B", bytes);
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
+    return v < 10 ? fmt::format("{:.2f} {}", v, kUnits[u])
+           : v < 100 ? fmt::format("{:.1f} {}", v, kUnits[u])
+                     : fmt::format("{:.0f} {}", v, kUnits[u]);
+}
+
+std::string ns_str(uint64_t ns) {
+    const double v = static_cast<double>(ns);
+    if (ns < 1'000) return fmt::format("{} ns", ns);
+    if (ns < 1'000'000) return fmt::format("{:.1f} us", v / 1e3);
+    if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", v / 1e6);
+    return fmt::format("{:.1f} s", v / 1e9);
+}
+
+std::string count_str(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+}  // namespace detail
+
+int severity_rank(const std::string& severity) {
+    if (severity == "high") return 0;
+    if (severity == "warn") return 1;
+    if (severity == "info") return 2;
+    return 3;
+}
+
+std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t) {
+    const auto d = [](auto v) { return static_cast<double>(v); };
+    return {
+        {"min_time_share", t.min_time_share},
+        {"min_time_ns", d(t.min_time_ns)},
+        {"small_read_bytes", d(t.small_read_bytes)},
+        {"small_reads_min_calls", d(t.small_reads_min_calls)},
+        {"random_min_file_bytes", d(t.random_min_file_bytes)},
+        {"random_min_accesses", d(t.random_min_accesses)},
+        {"random_share", t.random_share},
+        {"random_large_read_bytes", d(t.random_large_read_bytes)},
+        {"stall_min_wall_ns", d(t.stall_min_wall_ns)},
+        {"stall_warn_share", t.stall_warn_share},
+        {"stall_high_share", t.stall_high_share},
+        {"imbalance_ratio", t.imbalance_ratio},
+        {"imbalance_high_ratio", t.imbalance_high_ratio},
+        {"imbalance_min_io_share", t.imbalance_min_io_share},
+        {"imbalance_min_bytes", d(t.imbalance_min_bytes)},
+        {"cache_min_epoch_index", d(t.cache_min_epoch_index)},
+        {"cache_min_epoch_read_bytes", d(t.cache_min_epoch_read_bytes)},
+        {"cache_max_hit_ratio", t.cache_max_hit_ratio},
+        {"cache_min_miss_share", t.cache_min_miss_share},
+        {"cache_high_hit_ratio", t.cache_high_hit_ratio},
+        {"metadata_min_calls", d(t.metadata_min_calls)},
+        {"metadata_time_share", t.metadata_time_share},
+        {"metadata_high_time_share", t.metadata_high_time_share},
+        {"metadata_opens_per_mib", t.metadata_opens_per_mib},
+        {"small_files_min_files", d(t.small_files_min_files)},
+        {"small_file_bytes", d(t.small_file_bytes)},
+        {"small_files_epoch_opens", d(t.small_files_epoch_opens)},
+        {"readahead_min_bytes", d(t.readahead_min_bytes)},
+        {"readahead_waste_share", t.readahead_waste_share},
+        {"readahead_waste_high_share", t.readahead_waste_high_share},
+        {"checkpoint_min_sync_calls", d(t.checkpoint_min_sync_calls)},
+        {"checkpoint_min_ns", d(t.checkpoint_min_ns)},
+        {"checkpoint_share", t.checkpoint_share},
+        {"checkpoint_high_share", t.checkpoint_high_share},
+    };
+}
+
+std::vector<model::Finding> analyze(const model::Report& report, const Thresholds& t) {
+    using Rule = void (*)(const model::Report&, const Thresholds&, detail::Candidates&);
+    static constexpr Rule kRules[] = {
+        detail::io_stall,          detail::rank_imbalance,   detail::checkpoint_stall,
+        detail::dataset_exceeds_cache, detail::small_reads,  detail::random_access,
+        detail::metadata_heavy,    detail::many_small_files, detail::readahead_waste,
+    };
+    detail::Candidates all;
+    for (Rule rule : kRules) rule(report, t, all);
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+        const int sa = severity_rank(a.finding.severity), sb = severity_rank(b.finding.severity);
+        if (sa != sb) return sa < sb;
+        if (a.magnitude != b.magnitude) return a.magnitude > b.magnitude;
+        return a.finding.id < b.finding.id;
+    });
+    std::vector<model::Finding> out;
+    out.reserve(all.size());
+    for (auto& c : all) out.push_back(std::move(c.finding));
+    return out;
+}
+
+void add_findings(model::Report& report) { report.findings = analyze(report); }
+
+}  // namespace iolens::analysis

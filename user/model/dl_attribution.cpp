@@ -1,0 +1,255 @@
+#include "model/dl_attribution.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "model/epochs.h"
+#include "model/stalls.h"
+
+namespace iolens::model {
+
+namespace {
+
+void add_block(ProcessBlock& to, const ProcessBlock& from) {
+    to.read_bytes += from.read_bytes;
+    to.write_bytes += from.write_bytes;
+    to.requests += from.requests;
+}
+
+struct Window {
+    uint64_t start = 0, end = 0;  // [start, end)
+};
+
+// The capture as a window on the event clock; falls back on the events seen
+// when the capture's clock or duration is not known (a partial recording).
+Window capture_window(const CaptureInfo& c, const DlLog& log) {
+    Window w;
+    const bool any = log.first_ts <= log.last_ts;
+    w.start = c.start_mono_ns ? c.start_mono_ns : (any ? log.first_ts : 0);
+    w.end = c.duration_ns ? c.start_mono_ns + c.duration_ns : std::max(w.start, any ? log.last_ts : 0);
+    if (c.start_mono_ns && !c.duration_ns && any) w.end = std::max(w.end, log.last_ts);
+    return w;
+}
+
+// A process's life clipped to the capture.
+Window life(const ProcessInfo& p, const Window& cap) {
+    Window w;
+    w.start = std::max(p.start_ns ? p.start_ns : cap.start, cap.start);
+    w.end = std::min(p.end_ns ? p.end_ns : cap.end, cap.end);
+    if (w.end < w.start) w.end = w.start;
+    return w;
+}
+
+uint64_t overlap(const Window& a, uint64_t lo, uint64_t hi) {
+    const uint64_t s = std::max(a.start, lo), e = std::min(a.end, hi);
+    return e > s ? e - s : 0;
+}
+
+// Forks of a root's children after all its earlier children exited (the
+// DataLoader's per-epoch respawn), sorted.
+std::vector<uint64_t> respawns(const std::vector<ProcessStats>& procs,
+                               const std::vector<uint32_t>& roots) {
+    std::vector<uint64_t> out;
+    for (uint32_t root : roots) {
+        std::vector<const ProcessInfo*> kids;
+        for (const auto& p : procs)
+            if (p.info.ppid == root && p.info.pid != root && p.info.start_ns) kids.push_back(&p.info);
+        std::sort(kids.begin(), kids.end(),
+                  [](const ProcessInfo* a, const ProcessInfo* b) { return a->start_ns < b->start_ns; });
+        for (size_t i = 0; i < kids.size(); ++i) {
+            bool all_gone = true;
+            for (size_t j = 0; j < i && all_gone; ++j)
+                all_gone = kids[j]->end_ns != 0 && kids[j]->end_ns <= kids[i]->start_ns;
+            if (all_gone) out.push_back(kids[i]->start_ns);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+Spread spread(const std::vector<uint64_t>& v) {
+    Spread s;
+    if (v.empty()) return s;
+    s.min = *std::min_element(v.begin(), v.end());
+    s.max = *std::max_element(v.begin(), v.end());
+    double sum = 0;
+    for (uint64_t x : v) sum += static_cast<double>(x);
+    s.mean = sum / static_cast<double>(v.size());
+    if (s.mean > 0) s.max_over_mean = static_cast<double>(s.max) / s.mean;
+    return s;
+}
+
+// The epoch holding time t, or -1.
+long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
+    auto it = std::upper_bound(w.begin(), w.end(), t,
+                               [](uint64_t x, const EpochWindow& e) { return x < e.start_ns; });
+    if (it == w.begin()) return -1;
+    --it;
+    return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
+}
+
+}  // namespace
+
+void attribute_dl(Report& r, const DlInputs& in) {
+    const DlLog& log = in.log;
+    const Window cap = capture_window(r.capture, log);
+
+    std::vector<ProcessInfo> infos;
+    std::unordered_map<uint32_t, uint64_t> calls_of;
+    for (const auto& p : r.processes) {
+        infos.push_back(p.info);
+        for (const auto& op : p.ops) calls_of[p.info.pid] += op.calls;
+    }
+    const RankMap rm = assign_ranks(infos, in.env, in.rank_env_override, calls_of);
+    const size_t nr = rm.ranks.size();
+    if (nr == 0) return;
+
+    // Ranks: sums over their processes, and wall time.
+    std::vector<Window> rank_life(nr, Window{UINT64_MAX, 0});
+    r.ranks.resize(nr);
+    for (size_t i = 0; i < nr; ++i) {
+        const RankGroup& g = rm.ranks[i];
+        RankStats& rs = r.ranks[i];
+        rs.rank = g.rank;
+        rs.local_rank = g.local_rank;
+        rs.world_size = g.world_size;
+        rs.rank_source = g.source;
+        rs.pids = g.pids;
+        rs.root_pids = g.roots;
+    }
+    for (const auto& p : r.processes) {
+        auto it = rm.rank_of.find(p.info.pid);
+        if (it == rm.rank_of.end()) continue;
+        RankStats& rs = r.ranks[it->second];
+        for (int op = 0; op < kOpCount; ++op) rs.ops[op].merge(p.ops[op]);
+        rs.page_cache.merge(p.page_cache);
+        add_block(rs.block, p.block);
+        const Window l = life(p.info, cap);
+        Window& rl = rank_life[it->second];
+        rl.start = std::min(rl.start, l.start);
+        rl.end = std::max(rl.end, l.end);
+    }
+    for (size_t i = 0; i < nr; ++i) {
+        if (rank_life[i].start == UINT64_MAX) rank_life[i] = cap;  // known only from ENV
+        r.ranks[i].wall_ns = rank_life[i].end - rank_life[i].start;
+    }
+
+    // The calls of each rank, by start time.
+    std::vector<std::vector<const CallEvent*>> rank_calls(nr);
+    {
+        uint32_t last_pid = 0;
+        long last_rank = -1;
+        bool have = false;
+        for (const CallEvent& e : log.calls) {
+            if (!have || e.pid != last_pid) {
+                have = true;
+                auto it = rm.rank_of.find(e.pid);
+                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
+                last_pid = e.pid;
+            }
+            if (last_rank >= 0) rank_calls[last_rank].push_back(&e);
+        }
+    }
+    for (auto& v : rank_calls)
+        std::stable_sort(v.begin(), v.end(), [](const CallEvent* a, const CallEvent* b) {
+            return a->start_ns < b->start_ns;
+        });
+
+    // Stalls.
+    std::vector<RankStalls> stalls(nr);
+    for (size_t i = 0; i < nr; ++i) {
+        stalls[i] = rank_stalls(rank_calls[i], rm.ranks[i].roots, log.offcpu);
+        r.ranks[i].io_time_ns = stalls[i].io.measure();
+        r.ranks[i].critical_io_ns = stalls[i].critical.measure();
+        r.ranks[i].threads = std::move(stalls[i].threads);
+    }
+
+    // Epochs: markers, else inference.
+    std::vector<EpochWindow> windows = epochs_from_markers(log.markers, cap.end);
+    std::string source = "marker";
+    if (windows.empty()) {
+        source = "inferred";
+        std::vector<bool> data_file(log.files.size());
+        for (size_t f = 0; f < data_file.size(); ++f)
+            data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
+        std::vector<std::vector<uint64_t>> starts;
+        for (size_t i = 0; i < nr; ++i)
+            starts.push_back(infer_epoch_starts(rank_calls[i], data_file,
+                                                respawns(r.processes, rm.ranks[i].roots)));
+        windows = merge_rank_epochs(starts, cap.end);
+        if (!windows.empty()) {
+            // The "end" marker (without epoch markers) still ends the last epoch.
+            for (const auto& m : log.markers)
+                if (m.text == "end" && m.ts_ns > windows.back().start_ns)
+                    windows.back().end_ns = std::min(windows.back().end_ns, m.ts_ns);
+        }
+    }
+    r.epochs.resize(windows.size());
+    for (size_t k = 0; k < windows.size(); ++k) {
+        EpochStats& ep = r.epochs[k];
+        ep.index = static_cast<uint32_t>(k + 1);
+        ep.source = source;
+        ep.start_ns = windows[k].start_ns;
+        ep.end_ns = windows[k].end_ns;
+        ep.marker_number = windows[k].marker_number;
+        ep.steps = windows[k].steps;
+        ep.ranks.resize(nr);
+        for (size_t i = 0; i < nr; ++i) {
+            EpochRankStats& er = ep.ranks[i];
+            er.rank = rm.ranks[i].rank;
+            er.wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
+            er.io_time_ns = stalls[i].io.measure_within(ep.start_ns, ep.end_ns);
+            er.critical_io_ns = stalls[i].critical.measure_within(ep.start_ns, ep.end_ns);
+        }
+    }
+    if (!windows.empty()) {
+        const auto rank_index = [&](uint32_t pid) {
+            auto it = rm.rank_of.find(pid);
+            return it == rm.rank_of.end() ? -1L : static_cast<long>(it->second);
+        };
+        for (const CallEvent& e : log.calls) {
+            const long k = epoch_of(windows, e.start_ns);
+            if (k < 0) continue;
+            EpochStats& ep = r.epochs[k];
+            account(ep.ops[e.op()], e);
+            if (e.has(CallEvent::kCountedRead)) ep.page_cache.add_read(e.cache_read());
+            if (long i = rank_index(e.pid); i >= 0) {
+                account(ep.ranks[i].ops[e.op()], e);
+                if (e.has(CallEvent::kCountedRead)) ep.ranks[i].page_cache.add_read(e.cache_read());
+            }
+        }
+        for (const PageCacheEvent& e : log.page_cache) {
+            const long k = epoch_of(windows, e.ts_ns);
+            if (k < 0) continue;
+            const auto rec = e.as_record();
+            r.epochs[k].page_cache.add_pagecache(rec);
+            if (long i = e.pid ? rank_index(e.pid) : -1; i >= 0)
+                r.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+        }
+        for (const BlockEvent& e : log.blocks) {
+            const long k = epoch_of(windows, e.issue_ns);
+            if (k < 0 || e.pid == 0) continue;
+            const auto rec = e.as_record();
+            r.epochs[k].block.add(rec);
+            if (long i = rank_index(e.pid); i >= 0) r.epochs[k].ranks[i].block.add(rec);
+        }
+    }
+
+    if (nr >= 2) {
+        std::vector<uint64_t> bytes, io;
+        RankImbalance im;
+        for (const auto& rs : r.ranks) {
+            bytes.push_back(rs.ops[IOLENS_OP_READ].bytes);
+            io.push_back(rs.io_time_ns);
+            if (rs.io_time_ns > im.straggler_io_time_ns || io.size() == 1) {
+                im.straggler_rank = rs.rank;
+                im.straggler_io_time_ns = rs.io_time_ns;
+            }
+        }
+        im.read_bytes = spread(bytes);
+        im.io_time_ns = spread(io);
+        r.rank_imbalance = im;
+    }
+}
+
+}  // namespace iolens::model

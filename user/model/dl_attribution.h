@@ -1,0 +1,23 @@
+#pragma once
+// Fills Report::ranks, epochs and rank_imbalance from the event log, once the
+// builder has seen everything (see dl_log.h for why this happens at the end).
+#include <string>
+#include <vector>
+
+#include "model/dl_log.h"
+#include "model/ranks.h"
+#include "model/report.h"
+
+namespace iolens::model {
+
+struct DlInputs {
+    const DlLog& log;
+    const EnvByPid& env;
+    std::string rank_env_override;          // --rank-env VAR, "" for the precedence list
+    std::vector<std::string> file_paths;    // by DlLog file index ("" when unknown)
+};
+
+// report.processes and report.capture must be filled already.
+void attribute_dl(Report& report, const DlInputs& in);
+
+}  // namespace iolens::model

@@ -1,0 +1,106 @@
+#include "model/dl_log.h"
+
+#include <algorithm>
+
+namespace iolens::model {
+
+namespace {
+uint32_t sat32(uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); }
+}  // namespace
+
+CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<CacheRead>& cache,
+                          uint32_t file_index) {
+    CallEvent e;
+    e.start_ns = r.start_ns;
+    e.duration_ns = r.duration_ns;
+    e.requested = r.requested;
+    e.blocked_ns = r.blocked_ns;
+    e.pid = r.pid;
+    e.tid = r.tid;
+    uint32_t flags = 0;
+    if (r.ret < 0) {
+        flags |= CallEvent::kError;
+    } else {
+        switch (r.op) {
+        case IOLENS_OP_READ:
+        case IOLENS_OP_WRITE:
+        case IOLENS_OP_READDIR:
+            e.bytes = static_cast<uint64_t>(r.ret);
+            flags |= CallEvent::kHasSize;
+            break;
+        case IOLENS_OP_MMAP:  // ret is the address; the mapping is the length asked for
+            e.bytes = r.requested;
+            flags |= CallEvent::kHasSize;
+            break;
+        default:
+            break;
+        }
+    }
+    if (r.flags & IOLENS_SC_REGULAR) flags |= CallEvent::kRegular;
+    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && r.offset == 0)
+        flags |= CallEvent::kOffsetZero;
+    if (cache) {
+        flags |= CallEvent::kCountedRead;
+        e.hit_bytes = sat32(cache->hit_bytes);
+        e.miss_bytes = sat32(cache->miss_bytes);
+        e.readahead_bytes = sat32(cache->readahead_bytes);
+    }
+    e.packed = (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) |
+               (std::min(file_index, CallEvent::kNoFile) << 9);
+    return e;
+}
+
+void account(OpStats& s, const CallEvent& e) {
+    s.calls++;
+    s.time_ns += e.duration_ns;
+    s.blocked_ns += e.blocked_ns;  // 0 in records without the field
+    s.latency_ns.add(e.duration_ns);
+    s.requested_bytes += e.requested;
+    if (e.has(CallEvent::kError)) {
+        s.errors++;
+        return;
+    }
+    if (e.has(CallEvent::kHasSize)) {
+        s.bytes += e.bytes;
+        s.size_bytes.add(e.bytes);
+    }
+}
+
+iolens_pagecache_rec PageCacheEvent::as_record() const {
+    iolens_pagecache_rec r{};
+    r.kind = kind;
+    r.flags = flags;
+    r.pid = pid;
+    r.bytes = bytes;
+    r.ts_ns = ts_ns;
+    return r;
+}
+
+iolens_block_rec BlockEvent::as_record() const {
+    iolens_block_rec r{};
+    r.op = op;
+    r.pid = pid;
+    r.bytes = bytes;
+    r.issue_ns = issue_ns;
+    return r;
+}
+
+uint32_t DlLog::file_index(uint32_t dev, uint64_t ino) {
+    if (last_index_ != CallEvent::kNoFile && last_ino_ == ino && last_dev_ == dev)
+        return last_index_;
+    uint32_t idx = CallEvent::kNoFile;
+    if (auto it = index_.find({ino, dev}); it != index_.end()) {
+        idx = it->second;
+    } else {
+        if (files.size() >= CallEvent::kNoFile) return CallEvent::kNoFile;
+        idx = static_cast<uint32_t>(files.size());
+        files.push_back({dev, ino});
+        index_.emplace(std::pair{ino, dev}, idx);
+    }
+    last_ino_ = ino;
+    last_dev_ = dev;
+    last_index_ = idx;
+    return idx;
+}
+
+}  // namespace iolens::model

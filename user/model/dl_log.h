@@ -1,0 +1,137 @@
+#pragma once
+// The compact event log behind ranks, epochs and stalls.
+//
+// Why a log: epoch boundaries may only be known at the end (inferred from the
+// dataset re-read cycle, or snapped back to a worker respawn), and a process's
+// rank may arrive after its first events (its ENV chunk is written once the
+// capture side has read /proc). So the builder cannot charge an event to its
+// epoch or rank when it sees it; it appends a compact summary here instead and
+// ReportBuilder::finish() charges every event once all is known (dl_attribution.h).
+//
+// Memory: a CallEvent is 64 bytes (10M calls ~ 640 MB). It carries exactly what
+// account() and the page-cache split need, so per-epoch tables equal the
+// whole-capture ones (histograms included); the page-cache split is computed
+// once, in record order, when the call is seen (it depends on the order).
+// Page-cache, block, marker and off-CPU events are 24-40 bytes and rarer.
+// BuilderOptions::dl_attribution = false turns the log off for huge captures.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "iolens/abi.h"
+#include "model/page_cache.h"
+#include "model/report.h"
+
+namespace iolens::model {
+
+struct CallEvent {
+    enum Flag : uint32_t {
+        kError = 1u << 0,       // ret < 0
+        kHasSize = 1u << 1,     // moved bytes: counts in bytes and size_bytes
+        kRegular = 1u << 2,     // a regular file (IOLENS_SC_REGULAR)
+        kOffsetZero = 1u << 3,  // a read/write that started at offset 0
+        kCountedRead = 1u << 4, // is_counted_read with page-cache fields: cache_read() applies
+    };
+    static constexpr uint32_t kNoFile = (1u << 23) - 1;
+
+    uint64_t start_ns = 0;
+    uint64_t duration_ns = 0;
+    uint64_t bytes = 0;      // OpStats::bytes contribution (when kHasSize)
+    uint64_t requested = 0;
+    uint64_t blocked_ns = 0;
+    uint32_t hit_bytes = 0;  // CacheRead, saturated at 4 GiB (a read returns < 2 GiB)
+    uint32_t miss_bytes = 0;
+    uint32_t readahead_bytes = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    uint32_t packed = 0;     // op:4 | flags:5 | file index:23 (kNoFile: none, or > 8M files)
+
+    int op() const { return static_cast<int>(packed & 0xf); }
+    uint32_t flags() const { return (packed >> 4) & 0x1f; }
+    uint32_t file() const { return packed >> 9; }
+    bool has(Flag f) const { return flags() & f; }
+    CacheRead cache_read() const {
+        return {hit_bytes, miss_bytes, readahead_bytes, blocked_ns};
+    }
+};
+static_assert(sizeof(CallEvent) == 64, "CallEvent is meant to stay 64 bytes");
+
+// A call's summary; cache is the read's page-cache split, when it has one.
+CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<CacheRead>& cache,
+                          uint32_t file_index);
+// The one definition of how a call counts in an OpStats (used by the builder
+// for its totals, processes and files, and for the per-epoch tables).
+void account(OpStats& s, const CallEvent& e);
+
+struct PageCacheEvent {
+    uint64_t ts_ns = 0;
+    uint64_t bytes = 0;
+    uint32_t pid = 0;     // the process charged; 0: none (counted only in the epoch total)
+    uint8_t kind = 0;
+    uint8_t flags = 0;
+    iolens_pagecache_rec as_record() const;
+};
+
+struct BlockEvent {
+    uint64_t issue_ns = 0;
+    uint32_t pid = 0;
+    uint32_t bytes = 0;
+    uint8_t op = 0;
+    iolens_block_rec as_record() const;
+};
+
+struct MarkerEvent {
+    uint64_t ts_ns = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    std::string text;  // after IOLENS_MARKER_PREFIX: "epoch/3", "step/120", "end"
+};
+
+struct OffCpuEvent {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+};
+
+struct FileId {
+    uint32_t dev = 0;
+    uint64_t ino = 0;
+};
+
+class DlLog {
+public:
+    // The index of (dev, ino), assigned on first sight.
+    uint32_t file_index(uint32_t dev, uint64_t ino);
+
+    std::vector<CallEvent> calls;
+    std::vector<PageCacheEvent> page_cache;
+    std::vector<BlockEvent> blocks;
+    std::vector<MarkerEvent> markers;
+    std::vector<OffCpuEvent> offcpu;
+    std::vector<FileId> files;  // by index
+    uint64_t first_ts = UINT64_MAX;  // earliest / latest time seen in any event
+    uint64_t last_ts = 0;
+    void saw(uint64_t start, uint64_t end) {
+        if (start < first_ts) first_ts = start;
+        if (end > last_ts) last_ts = end;
+    }
+
+private:
+    struct KeyHash {
+        size_t operator()(const std::pair<uint64_t, uint32_t>& k) const {
+            uint64_t h = k.first ^ (uint64_t{k.second} * 0x9e3779b97f4a7c15ull);
+            h ^= h >> 32;
+            return static_cast<size_t>(h * 0xd6e8feb86659fd93ull);
+        }
+    };
+    std::unordered_map<std::pair<uint64_t, uint32_t>, uint32_t, KeyHash> index_;  // (ino, dev)
+    uint64_t last_ino_ = 0;
+    uint32_t last_dev_ = 0;
+    uint32_t last_index_ = CallEvent::kNoFile;
+};
+
+}  // namespace iolens::model

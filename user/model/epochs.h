@@ -1,0 +1,91 @@
+#pragma once
+// Epoch boundaries: from markers when the program emits them, else inferred
+// from the dataset re-read cycle. Only the windows are decided here;
+// dl_attribution.cpp charges the events to them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/dl_log.h"
+
+namespace iolens::model {
+
+struct EpochWindow {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    std::optional<int64_t> marker_number;
+    uint64_t steps = 0;
+};
+
+// --- markers ---------------------------------------------------------------
+// "epoch/N" starts epoch N (and ends the previous one), "step/N" counts a step,
+// "end" ends training. Markers may come from any process of any rank: epoch N
+// spans from the earliest "epoch/N" to the earliest start of the next epoch
+// number, or the first "end" after it, or capture_end. Epochs are ordered by
+// their start. steps = distinct step numbers inside the window (a marker
+// without a number counts once), so N ranks marking the same step count once.
+// Empty when there is no "epoch/N" marker.
+std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers,
+                                             uint64_t capture_end);
+
+// --- inference ---------------------------------------------------------------
+// A rank's dataset is the set of files it reads in passes: a pass of file f by
+// process p is p's first read of f after p opened it (or its first read of f
+// at all, when the open was not seen). Shuffling changes the order of the
+// passes within an epoch, not the set; several workers of the rank share one
+// set. Per rank, in time order:
+//   1. Only data files count: regular files, reads that returned bytes, paths
+//      not under kIgnoredPrefixes nor ending in kIgnoredSuffixes (code and
+//      system files every process loads), and files with at least 2 passes in
+//      the whole capture (a checkpoint or config read once never makes epochs).
+//   2. The current epoch's set grows with each new file. A pass of a file
+//      already in the set is a candidate boundary T, if the set covers at
+//      least kMinCoverage of the previous epoch's files (any size for the first
+//      boundary).
+//   3. After T, distinct files are counted as re-reads (in the old set) or
+//      fresh (not in it). T is confirmed once re-reads reach kConfirmFraction of
+//      the old set; it is cancelled (an incidental re-read: the old epoch goes
+//      on) when fresh > kCancelRatio * re-reads + kCancelSlack. At the end of
+//      the capture a pending T is kept if re-reads >= kMinTailRereads and
+//      re-reads >= fresh (a last epoch cut short by the end of the capture).
+//   4. Worker respawn: PyTorch starts new DataLoader workers each epoch
+//      (unless persistent_workers). A respawn is a fork of a child of a rank
+//      root after all its earlier children exited. If one happened after the
+//      last data read before T (nothing of the old epoch after it), the
+//      boundary moves back to it. Epoch 1 starts at the first data read, or at
+//      the respawn just before it.
+// Known limits: a dataset read through one long-lived descriptor per worker
+// (persistent workers, a single HDF5/LMDB file) or through mmap has no passes
+// to count: emit markers instead. If less than about a quarter of the first
+// epoch was captured, the first boundary may be missed.
+inline constexpr double kMinCoverage = 0.8;
+inline constexpr double kConfirmFraction = 0.5;
+inline constexpr double kCancelRatio = 3.0;
+inline constexpr uint64_t kCancelSlack = 4;
+inline constexpr uint64_t kMinTailRereads = 4;
+inline constexpr std::string_view kIgnoredPrefixes[] = {
+    "/proc/", "/sys/", "/dev/", "/usr/lib/", "/usr/lib64/", "/lib/", "/lib64/",
+    "/usr/share/", "/usr/local/lib/", "/etc/", "/run/",
+};
+inline constexpr std::string_view kIgnoredSuffixes[] = {".py", ".pyc", ".so"};
+
+// Whether a file path can hold training data (rule 1, the path part). An
+// empty (unknown) path can.
+bool data_file_path(std::string_view path);
+
+// One rank's inferred epoch starts (the first is epoch 1's start), or empty
+// when no boundary was found. calls: the rank's calls sorted by start_ns;
+// data_file[i]: file index i passes the path rule; respawns: fork times of
+// respawned workers, sorted.
+std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& calls,
+                                         const std::vector<bool>& data_file,
+                                         const std::vector<uint64_t>& respawns);
+
+// Merges the ranks' starts: epoch k starts at the earliest start k of any rank;
+// each ends where the next starts, the last at end.
+std::vector<EpochWindow> merge_rank_epochs(const std::vector<std::vector<uint64_t>>& starts,
+                                           uint64_t end);
+
+}  // namespace iolens::model
