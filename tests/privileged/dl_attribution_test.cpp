@@ -81,6 +81,24 @@ TEST_F(DlAttribution, RanksComeFromTheEnvironmentAndWorkersBelongToTheirRank)
     }
 }
 
+TEST_F(DlAttribution, AStragglerRankIsNamed)
+{
+    // Rank 1 loads each of its samples 4 times: 4x the bytes of rank 0.
+    const int files = 24, size = 4 << 20;
+    make_dataset(files, size);
+    auto j = record({workload_bin(), "ranks", "--dir", dir / "ds", "--files", std::to_string(files), "--size",
+                     std::to_string(size), "--ranks", "2", "--workers", "2", "--epochs", "1", "--read-size",
+                     "1048576", "--compute-us", "10", "--straggler", "1", "--straggler-factor", "4"});
+    const auto* r0 = rank(j, 0);
+    const auto* r1 = rank(j, 1);
+    ASSERT_TRUE(r0 && r1);
+    EXPECT_EQ((*r1)["ops"]["read"]["bytes"].get<uint64_t>(), 4 * (*r0)["ops"]["read"]["bytes"].get<uint64_t>());
+    ASSERT_TRUE(has_finding(j, "rank_imbalance"));
+    for (const auto& f : j["findings"])
+        if (f["id"] == "rank_imbalance")
+            EXPECT_EQ(f["evidence"]["straggler_rank"], 1) << f.dump();
+}
+
 TEST_F(DlAttribution, EpochsFromMarkers)
 {
     const int files = 30, size = 100000, epochs = 3;

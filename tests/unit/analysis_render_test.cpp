@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "text_lines.h"
 #include "analysis/findings.h"
 #include "analysis_fixtures.h"
 #include "report/json_renderer.h"
@@ -17,20 +18,10 @@ using iolens::report::report_to_json;
 using iolens::report::TerminalOptions;
 using nlohmann::json;
 
+using iolens::test::columns;
+using iolens::test::lines_of;
+
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
-    return out;
-}
-
-size_t columns(const std::string& line) {
-    size_t n = 0;
-    for (unsigned char c : line) n += (c & 0xc0) != 0x80;
-    return n;
-}
 
 // Several findings at every severity, with long paths in the evidence.
 Report with_findings() {

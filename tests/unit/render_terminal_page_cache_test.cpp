@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "text_lines.h"
 #include "model/report_builder.h"
 #include "model_records.h"
 #include "report/terminal_renderer.h"
@@ -16,20 +17,10 @@ using iolens::report::TerminalOptions;
 using iolens::test::kDiskDev;
 using iolens::test::Records;
 
+using iolens::test::columns;
+using iolens::test::lines_of;
+
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
-    return out;
-}
-
-size_t columns(const std::string& line) {
-    size_t n = 0;
-    for (unsigned char c : line) n += (c & 0xc0) != 0x80;
-    return n;
-}
 
 CaptureInfo capture(bool pagecache, bool blocking, bool block) {
     CaptureInfo c;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "text_lines.h"
 #include "report/terminal_renderer.h"
 
 using namespace iolens::model;
@@ -12,23 +13,10 @@ using iolens::report::render_log2_histogram;
 using iolens::report::render_terminal;
 using iolens::report::TerminalOptions;
 
+using iolens::test::columns;
+using iolens::test::lines_of;
+
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
-    return out;
-}
-
-// Columns as a terminal counts them for this fixture's text: one per UTF-8
-// code point (the fixture has no wide characters). Independent of the
-// renderer's own width function on purpose.
-size_t columns(const std::string& line) {
-    size_t n = 0;
-    for (unsigned char c : line) n += (c & 0xc0) != 0x80;
-    return n;
-}
 
 OpStats op(uint64_t calls, uint64_t bytes, uint64_t lat_lo, uint64_t lat_hi) {
     OpStats s;
