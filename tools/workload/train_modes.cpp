@@ -117,7 +117,7 @@ private:
 
 }  // namespace
 
-// openat, fstat, [fadvise DONTNEED], N pread64 of B bytes at (i mod slots) * B,
+// openat [O_DIRECT], fstat, [fadvise DONTNEED], N pread64 of B bytes at (i mod slots) * B,
 // in the main thread between computes or in a prefetch thread, close.
 int run_stall(int argc, char** argv) {
     const Args args({{"file", true},
@@ -127,6 +127,7 @@ int run_stall(int argc, char** argv) {
                      {"prefetch", false},
                      {"depth", true},
                      {"evict-first", false},
+                     {"direct", false},
                      {"report", false}},
                     argc, argv);
     const char* path = args.text("file");
@@ -137,9 +138,13 @@ int run_stall(int argc, char** argv) {
     const auto depth = static_cast<uint32_t>(args.number_or("depth", 4, 2, 1024));
     if (!prefetch && args.text_or("depth", nullptr)) fail_usage("--depth needs --prefetch");
     const bool evict_first = args.flag("evict-first");
+    // O_DIRECT: every read is a device round trip, so the I/O time does not
+    // depend on what the host happens to cache behind a virtual disk.
+    const bool direct = args.flag("direct");
+    if (direct && size % kPageSize != 0) fail_usage("--direct needs a --size that is a multiple of 4096");
     const bool report = args.flag("report");
 
-    const int fd = open_for_read(path);
+    const int fd = open_for_read(path, direct ? O_DIRECT : 0);
     const uint64_t file_size = regular_file_size(fd, path);
     if (file_size < size)
         fail("%s holds %llu bytes, fewer than one --size %llu read", path,
