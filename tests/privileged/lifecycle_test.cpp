@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -42,6 +43,7 @@ TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach)
     auto r = rec.wait();  // ends by itself once every traced process exited
     ASSERT_EQ(r.exit_status, 0) << r.err;
     auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["pids"], nlohmann::json::array({target.pid()}));  // the pid named with -p
     EXPECT_EQ(j["capture"]["lost_events"], 0);
     EXPECT_EQ(j["totals"]["read"]["calls"], 300);
     EXPECT_EQ(j["totals"]["read"]["bytes"], 300 * 4096);
@@ -211,6 +213,9 @@ TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
         EXPECT_LT(r.exit_status, 128) << what << " crashed:\n" << r.err;
         EXPECT_NE(r.err.find(c.message), std::string::npos) << what << "\nstderr: " << r.err;
     }
+    // A record that never went live leaves no recording behind.
+    EXPECT_NE(access((dir / "a").c_str(), F_OK), 0) << "command not found left a recording";
+    EXPECT_NE(access((dir / "b").c_str(), F_OK), 0) << "cannot execute left a recording";
 }
 
 }  // namespace

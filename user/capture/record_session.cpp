@@ -89,6 +89,17 @@ struct BlockedSignals {
     }
 };
 
+// Removes a file on scope exit unless told to keep it.
+struct UnlinkUnlessKept {
+    std::string path;
+    bool keep = false;
+    ~UnlinkUnlessKept()
+    {
+        if (!keep)
+            unlink(path.c_str());
+    }
+};
+
 struct RingBufferDeleter {
     void operator()(ring_buffer* rb) const noexcept { ring_buffer__free(rb); }
 };
@@ -205,6 +216,9 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     if (!writer_or)
         return writer_or.error();
     auto& writer = *writer_or.value();
+    // Until tracing is live, a failure removes the file we just created
+    // rather than leave a recording with nothing in it.
+    UnlinkUnlessKept output_guard{opt.output_path};
 
     sigset_t sigs;
     sigemptyset(&sigs);
@@ -283,9 +297,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             if (!grew)
                 break;
         }
-        for (pid_t p : seen)
-            targets.push_back(p);
-        targets.resize(1);  // the pid the user named; the rest are its tree
+        targets.push_back(*opt.pid);  // the pid the user named; the rest are its tree
         for (pid_t p : seen)
             stream.live.insert(static_cast<uint32_t>(p));
     }
@@ -320,8 +332,10 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             return Error{r.error().message, shell_status(st)};
         }
         spdlog::info("tracing live: {} (pid {})", opt.command[0], launcher->pid());
+        output_guard.keep = true;  // the command runs: whatever happens now is worth keeping
     } else {
         spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt.pid, stream.live.size() - 1);
+        output_guard.keep = true;
     }
 
     Fd ep(epoll_create1(EPOLL_CLOEXEC));
