@@ -8,8 +8,9 @@ void build_app(CLI::App& app, Action& action)
 {
     app.description(
         "iolens: an eBPF I/O profiler for deep-learning training jobs.\n"
-        "Traces file syscalls of a command or a running process tree and\n"
-        "summarizes them per process and per file.");
+        "Traces the file I/O of a command or a running process tree, from the\n"
+        "syscalls down to the page cache and the block devices, and summarizes\n"
+        "it per process, file, rank and epoch, with findings.");
     app.require_subcommand(1);
     app.fallthrough();  // global flags (-v) are accepted after the subcommand too
     // Debug logs show the facts of every run (hooks chosen, loads retried).
