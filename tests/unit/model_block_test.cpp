@@ -93,6 +93,19 @@ TEST(BlockModel, SequentialWhenASectorContinuesThePreviousRequest) {
     EXPECT_EQ(nvme->read.random, 1u);
 }
 
+TEST(BlockModel, ContinuityIsJudgedInIssueOrderNotCompletionOrder) {
+    Records s;
+    // A sequential stream 0, 8, 16, 24 issued in that order but completed
+    // 8, 0, 24, 16 (a deep device queue): three continue the previous one.
+    const std::pair<uint64_t, uint64_t> completed[] = {{8, 2}, {0, 1}, {24, 4}, {16, 3}};
+    for (auto [sector, issue] : completed) s.block({.bytes = 4096, .sector = sector, .issue_ns = issue});
+    const Report r = build(s);
+    const BlockDevice* vda = find_device(r, kDiskDev);
+    ASSERT_NE(vda, nullptr);
+    EXPECT_EQ(vda->read.sequential, 3u);
+    EXPECT_EQ(vda->read.random, 1u);
+}
+
 TEST(BlockModel, ChargedToTheSubmittingProcessOrUnattributed) {
     Records s;
     s.syscall({.pid = 100, .ret = 4096});

@@ -65,6 +65,7 @@ public:
         uint32_t pid = 0;
         uint32_t bytes = 4096;
         uint64_t sector = 0;
+        uint64_t issue_ns = 0;
         uint64_t queue_ns = 0;
         uint64_t service_ns = 100'000;
     };
@@ -78,6 +79,7 @@ public:
         r.pid = b.pid;
         r.bytes = b.bytes;
         r.sector = b.sector;
+        r.issue_ns = b.issue_ns;
         r.queue_ns = b.queue_ns;
         r.service_ns = b.service_ns;
         return raw(&r, sizeof r);

@@ -41,22 +41,39 @@ void BlockAccumulator::add(const iolens_block_rec& r) {
     s.size_bytes.add(r.bytes);
     s.max_depth = std::max<uint64_t>(s.max_depth, r.depth);
 
-    // Sector continuity per device and direction. Records arrive in completion
-    // order, which the device may reorder; a stream completed out of order
-    // counts partly as random (see docs/report-schema.md).
     Direction& dir = d.dir[r.op];
-    if (dir.seen && r.sector == dir.next_sector)
+    dir.window.emplace(r.issue_ns, std::make_pair(r.sector, r.sector + r.bytes / kSectorBytes));
+    if (dir.window.size() > kReorderWindow) {
+        auto first = dir.window.begin();
+        dir.judge(first->second.first, first->second.second, s);
+        dir.window.erase(first);
+    }
+}
+
+void BlockAccumulator::Direction::judge(uint64_t sector, uint64_t end, BlockStats& s) {
+    if (seen && sector == next_sector)
         s.sequential++;
     else
         s.random++;
-    dir.seen = true;
-    dir.next_sector = r.sector + r.bytes / kSectorBytes;
+    seen = true;
+    next_sector = end;
+}
+
+void BlockAccumulator::Direction::drain(BlockStats& s) {
+    for (const auto& [issue, range] : window) judge(range.first, range.second, s);
+    window.clear();
 }
 
 std::vector<BlockDevice> BlockAccumulator::devices() const {
     std::vector<BlockDevice> out;
     out.reserve(devices_.size());
-    for (const auto& [dev, d] : devices_) out.push_back(d.stats);
+    for (const auto& [dev, d] : devices_) {
+        // Judge what is still waiting in the reorder windows, on a copy.
+        Device copy = d;
+        copy.dir[IOLENS_BLK_READ].drain(copy.stats.read);
+        copy.dir[IOLENS_BLK_WRITE].drain(copy.stats.write);
+        out.push_back(copy.stats);
+    }
     std::stable_sort(out.begin(), out.end(), [](const BlockDevice& a, const BlockDevice& b) {
         return a.total_bytes() > b.total_bytes();  // ties keep dev order (the map's)
     });

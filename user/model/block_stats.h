@@ -51,10 +51,20 @@ public:
     std::vector<BlockDevice> devices() const;
 
 private:
+    // Sector continuity is judged in issue order, not completion order: a
+    // device with a deep queue completes a sequential stream out of order.
+    // Requests wait in a small window sorted by issue time (ties keep arrival
+    // order) and are judged as they leave it; completions are only ever
+    // reordered within the device's queue depth, so a bounded window is
+    // enough and memory stays flat however long the capture.
     struct Direction {
-        uint64_t next_sector = 0;  // where the previous request ended
+        uint64_t next_sector = 0;  // where the previous judged request ended
         bool seen = false;
+        std::multimap<uint64_t, std::pair<uint64_t, uint64_t>> window;  // issue_ns -> (sector, end)
+        void judge(uint64_t sector, uint64_t end, BlockStats& s);
+        void drain(BlockStats& s);
     };
+    static constexpr size_t kReorderWindow = 1024;
     struct Device {
         BlockDevice stats;
         Direction dir[2];  // IOLENS_BLK_READ, IOLENS_BLK_WRITE
