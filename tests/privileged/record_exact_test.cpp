@@ -67,6 +67,23 @@ TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate)
     // as sequential), every later one jumps back.
     EXPECT_EQ(f["sequential"], 1);
     EXPECT_EQ(f["random"], n - 1);
+
+    // What tracing cost: the syscall programs ran at least at entry and exit
+    // of every pread (and for every other syscall on the machine).
+    const auto& cost = j["capture"]["cost"];
+    ASSERT_TRUE(cost.is_object()) << j["capture"];
+    EXPECT_EQ(cost["bpf_stats_unavailable"], "");
+    uint64_t syscall_runs = 0;
+    for (const auto& fam : cost["bpf"])
+        if (fam["family"] == "syscalls")
+            syscall_runs = fam["runs"].get<uint64_t>();
+    EXPECT_GE(syscall_runs, 2 * n);
+    EXPECT_GT(cost["bpf_run_ns"].get<uint64_t>(), 0u);
+    EXPECT_GT(cost["recorder_cpu_ns"].get<uint64_t>(), 0u);
+    EXPECT_GT(cost["recorder_max_rss_bytes"].get<uint64_t>(), 0u);
+    EXPECT_GT(cost["attach_ns"].get<uint64_t>(), 0u);
+    // 2M preads take far more than a millisecond of the job's CPU.
+    EXPECT_GT(cost["job_cpu_ns"].get<uint64_t>(), 1'000'000u);
 }
 
 TEST_F(RecordExact, TwoThreadsCountedExactly)

@@ -27,6 +27,13 @@ CaptureInfo sample_capture() {
     c.partial = true;
     c.partial_reason = "recorder killed";
     c.devices = {{253u << 20, "vda"}, {(253u << 20) | 1, "vda1"}, {(259u << 20) | 0xfffff, "nvme0n1"}};
+    CostInfo cost;
+    cost.attach_ns = 120'000'000;
+    cost.bpf = {{"process", 30'000, 51}, {"syscalls", 640'000'000, 3'000'000}};
+    cost.recorder_cpu_ns = 460'000'000;
+    cost.recorder_max_rss_bytes = 200ull << 20;
+    cost.job_cpu_ns = 990'000'000;
+    c.cost = cost;
     return c;
 }
 
@@ -53,6 +60,21 @@ void expect_same(const CaptureInfo& a, const CaptureInfo& b) {
     EXPECT_EQ(a.partial, b.partial);
     EXPECT_EQ(a.partial_reason, b.partial_reason);
     EXPECT_EQ(a.devices, b.devices);
+    ASSERT_EQ(a.cost.has_value(), b.cost.has_value());
+    if (a.cost) {
+        EXPECT_EQ(a.cost->attach_ns, b.cost->attach_ns);
+        ASSERT_EQ(a.cost->bpf.size(), b.cost->bpf.size());
+        for (size_t i = 0; i < a.cost->bpf.size(); ++i) {
+            EXPECT_EQ(a.cost->bpf[i].family, b.cost->bpf[i].family);
+            EXPECT_EQ(a.cost->bpf[i].run_ns, b.cost->bpf[i].run_ns);
+            EXPECT_EQ(a.cost->bpf[i].runs, b.cost->bpf[i].runs);
+        }
+        EXPECT_EQ(a.cost->bpf_stats_unavailable, b.cost->bpf_stats_unavailable);
+        EXPECT_EQ(a.cost->recorder_cpu_ns, b.cost->recorder_cpu_ns);
+        EXPECT_EQ(a.cost->recorder_max_rss_bytes, b.cost->recorder_max_rss_bytes);
+        EXPECT_EQ(a.cost->job_cpu_ns, b.cost->job_cpu_ns);
+        EXPECT_EQ(a.cost->job_cpu_unavailable, b.cost->job_cpu_unavailable);
+    }
 }
 
 }  // namespace
@@ -62,6 +84,26 @@ TEST(CaptureJson, RoundTripsThroughText) {
     const auto back = capture_from_json(json::parse(capture_to_json(c).dump()));
     ASSERT_TRUE(back.ok()) << back.error().message;
     expect_same(back.value(), c);
+}
+
+TEST(CaptureJson, CostTotalsAreSummedOverFamilies) {
+    const json j = capture_to_json(sample_capture());
+    EXPECT_EQ(j["cost"]["bpf_run_ns"], 640'030'000u);
+    EXPECT_EQ(j["cost"]["bpf_runs"], 3'000'051u);
+}
+
+TEST(CaptureJson, CostIsNullWhenNotMeasuredAndJobCpuMayBeUnknown) {
+    CaptureInfo c = sample_capture();
+    c.cost->job_cpu_ns.reset();
+    c.cost->job_cpu_unavailable = "pid 42 exited before the end of the capture";
+    auto back = capture_from_json(capture_to_json(c));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    expect_same(back.value(), c);
+    c.cost.reset();
+    EXPECT_TRUE(capture_to_json(c).at("cost").is_null());
+    back = capture_from_json(capture_to_json(c));
+    ASSERT_TRUE(back.ok());
+    EXPECT_FALSE(back->cost.has_value());
 }
 
 TEST(CaptureJson, NullExitStatusMeansNone) {
@@ -92,6 +134,7 @@ TEST(CaptureJson, WrongTypesAreErrorsNamingTheKey) {
         R"({"exit_status": "0"})",       R"({"lost_detail": {"rb": -3}})",
         R"({"probes": [{"name": 3}]})",  R"({"probes": {}})",
         R"({"hostname": null})",
+        R"({"cost": {"attach_ns": -5}})", R"({"cost": {"bpf": [{"runs": "x"}]}})",
     };
     for (const char* text : bad) {
         const auto c = capture_from_json(json::parse(text));

@@ -19,9 +19,11 @@
 #include "capture/launcher.h"
 #include "capture/process_env.h"
 #include "capture/process_scan.h"
+#include "capture/self_cost.h"
 #include "model/capture_json.h"
 #include "model/rank_env.h"
 #include "model/replay.h"
+#include "probes/run_stats.h"
 #include "recording/recording.h"
 
 namespace iolens::capture {
@@ -202,6 +204,7 @@ Result<void> write_env(recording::Writer& w, model::Replay& replay, pid_t pid, c
 
 Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Features& features)
 {
+    const uint64_t started_mono = opt.started_mono_ns ? opt.started_mono_ns : clock_ns(CLOCK_MONOTONIC);
     if (!features.can_trace())
         return make_error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
     if (opt.pid && !process_exists(*opt.pid))
@@ -266,9 +269,15 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             return r.error();
         spdlog::info("page cache dropped: this run starts cold");
     }
+    // Before attach, so every run of every program is timed.
+    probes::RunStats run_stats;
+    if (opt.bpf_stats && !run_stats.enable())
+        spdlog::debug("{}", run_stats.unavailable());
     if (auto r = probes.attach(); !r)
         return r.error();
     const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
+    // -p: the target's CPU time so far, subtracted at the end.
+    const std::optional<uint64_t> target_cpu_at_attach = opt.pid ? process_cpu_ns(*opt.pid) : std::nullopt;
 
     // Processes known at attach time. With -p, children forked while we were
     // scanning are already caught by the fork probe if their parent was
@@ -460,6 +469,23 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         capture.exit_status = *child_status;
         outcome.exit_status = *child_status;
     }
+    model::CostInfo cost;
+    cost.attach_ns = attach_mono - started_mono;
+    if (run_stats.enabled())
+        cost.bpf = probes.program_costs();
+    else
+        cost.bpf_stats_unavailable = run_stats.unavailable();
+    const Usage self = self_usage();
+    cost.recorder_cpu_ns = self.cpu_ns;
+    cost.recorder_max_rss_bytes = self.max_rss_bytes;
+    if (launcher) {
+        cost.job_cpu_ns = reaped_children_cpu_ns();
+    } else if (auto now_cpu = process_cpu_ns(*opt.pid); now_cpu && target_cpu_at_attach) {
+        cost.job_cpu_ns = *now_cpu - std::min(*now_cpu, *target_cpu_at_attach);
+    } else {
+        cost.job_cpu_unavailable = "pid " + std::to_string(*opt.pid) + " exited before the end of the capture";
+    }
+    capture.cost = cost;
     if (auto r = write_json(writer, replay, recording::ChunkType::End, model::capture_to_json(capture)); !r)
         return r.error();
     if (auto r = writer.close(); !r)  // surfaces close-time errors too

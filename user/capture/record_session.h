@@ -26,6 +26,12 @@ struct RecordOptions {
     size_t max_files = 10000;
     std::string rank_env;  // --rank-env: a variable that overrides the standard rank variables
     probes::ProbeOptions probe;
+    // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
+    // called), so the reported attach time covers feature probing too.
+    uint64_t started_mono_ns = 0;
+    // Keep the kernel's BPF run-time statistics on while recording, to report
+    // what the probes cost (the kernel then times every program run).
+    bool bpf_stats = true;
 };
 
 struct RecordOutcome {

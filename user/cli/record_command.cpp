@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "probes/features.h"
@@ -69,11 +71,15 @@ void register_record(CLI::App& app, Action& action)
     sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
+            // steady_clock is CLOCK_MONOTONIC, the clock of the capture.
+            const auto started = std::chrono::steady_clock::now().time_since_epoch();
             auto options = validate_record(*opts);
             if (!options) {
                 spdlog::error("{}", options.error().message);
                 return 2;
             }
+            options->started_mono_ns =
+                static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(started).count());
             auto features = probes::Features::probe();
             auto outcome = capture::run_record(*options, features);
             if (!outcome) {

@@ -60,6 +60,9 @@ const char* decode(const json& v, std::optional<int>& out) {
 }
 
 const char* decode(const json& v, ProbeStatus& out);  // needs Fields, below
+const char* decode(const json& v, ProgramCost& out);  // below
+const char* decode(const json& v, std::optional<uint64_t>& out);
+const char* decode(const json& v, std::optional<CostInfo>& out);
 const char* decode(const json& v, std::map<uint32_t, std::string>& out);  // devices, below
 
 template <typename T>
@@ -130,6 +133,63 @@ const char* decode(const json& v, std::map<uint32_t, std::string>& out) {
     return nullptr;
 }
 
+// cost: {attach_ns, bpf: [{family, run_ns, runs}], bpf_run_ns, bpf_runs,
+// bpf_stats_unavailable, recorder_cpu_ns, recorder_max_rss_bytes, job_cpu_ns
+// (null when unknown), job_cpu_unavailable}. The totals are derived, so only
+// written. null: the recording predates cost measurement.
+json cost_to_json(const std::optional<CostInfo>& cost) {
+    if (!cost) return nullptr;
+    json bpf = json::array();
+    for (const auto& p : cost->bpf) bpf.push_back({{"family", p.family}, {"run_ns", p.run_ns}, {"runs", p.runs}});
+    return {
+        {"attach_ns", cost->attach_ns},
+        {"bpf", std::move(bpf)},
+        {"bpf_run_ns", cost->bpf_run_ns()},
+        {"bpf_runs", cost->bpf_runs()},
+        {"bpf_stats_unavailable", cost->bpf_stats_unavailable},
+        {"recorder_cpu_ns", cost->recorder_cpu_ns},
+        {"recorder_max_rss_bytes", cost->recorder_max_rss_bytes},
+        {"job_cpu_ns", cost->job_cpu_ns ? json(*cost->job_cpu_ns) : json(nullptr)},
+        {"job_cpu_unavailable", cost->job_cpu_unavailable},
+    };
+}
+
+const char* decode(const json& v, ProgramCost& out) {
+    Fields f(v, "program cost");
+    f.get("family", out.family).get("run_ns", out.run_ns).get("runs", out.runs);
+    return f.error() ? "an object {family, run_ns, runs} of the right types" : nullptr;
+}
+
+const char* decode(const json& v, std::optional<uint64_t>& out) {
+    if (v.is_null()) {
+        out.reset();
+        return nullptr;
+    }
+    uint64_t x = 0;
+    if (decode(v, x)) return "a non-negative integer or null";
+    out = x;
+    return nullptr;
+}
+
+const char* decode(const json& v, std::optional<CostInfo>& out) {
+    if (v.is_null()) {
+        out.reset();
+        return nullptr;
+    }
+    CostInfo c;
+    Fields f(v, "cost");
+    f.get("attach_ns", c.attach_ns)
+        .get("bpf", c.bpf)
+        .get("bpf_stats_unavailable", c.bpf_stats_unavailable)
+        .get("recorder_cpu_ns", c.recorder_cpu_ns)
+        .get("recorder_max_rss_bytes", c.recorder_max_rss_bytes)
+        .get("job_cpu_ns", c.job_cpu_ns)
+        .get("job_cpu_unavailable", c.job_cpu_unavailable);
+    if (f.error()) return "an object {attach_ns, bpf, recorder_cpu_ns, ...} of the right types";
+    out = std::move(c);
+    return nullptr;
+}
+
 json devices_to_json(const std::map<uint32_t, std::string>& devices) {
     json out = json::array();
     for (const auto& [dev, name] : devices)
@@ -162,6 +222,7 @@ json capture_to_json(const CaptureInfo& c) {
         {"stop_reason", c.stop_reason},
         {"kernel_counters", c.kernel_counters},
         {"devices", devices_to_json(c.devices)},
+        {"cost", cost_to_json(c.cost)},
     };
 }
 
@@ -185,7 +246,8 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("partial_reason", out.partial_reason)
         .get("stop_reason", out.stop_reason)
         .get("kernel_counters", out.kernel_counters)
-        .get("devices", out.devices);
+        .get("devices", out.devices)
+        .get("cost", out.cost);
     if (f.error()) return *f.error();
     c = std::move(out);
     return {};

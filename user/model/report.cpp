@@ -56,6 +56,18 @@ std::string probe_missing_reason(const CaptureInfo& capture, std::string_view na
     return probe + " was not part of this capture";
 }
 
+uint64_t CostInfo::bpf_run_ns() const {
+    uint64_t t = 0;
+    for (const auto& p : bpf) t += p.run_ns;
+    return t;
+}
+
+uint64_t CostInfo::bpf_runs() const {
+    uint64_t n = 0;
+    for (const auto& p : bpf) n += p.runs;
+    return n;
+}
+
 std::string device_name(const CaptureInfo& capture, uint32_t dev) {
     if (auto it = capture.devices.find(dev); it != capture.devices.end() && !it->second.empty())
         return it->second;

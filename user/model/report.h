@@ -44,6 +44,31 @@ struct ProbeStatus {
     std::string reason;  // why not attached, or what was chosen and why
 };
 
+// What tracing cost, measured by the recorder itself. Absent (nullopt) in a
+// recording made before iolens measured it.
+struct ProgramCost {
+    std::string family;    // probe family
+    uint64_t run_ns = 0;   // kernel BPF stats: time spent in its programs...
+    uint64_t runs = 0;     // ...over this many runs (every task, tracked or not)
+};
+struct CostInfo {
+    uint64_t attach_ns = 0;  // `iolens record` start until the probes were live
+    // Kernel BPF run-time statistics (BPF_ENABLE_STATS), per family; empty
+    // with bpf_stats_unavailable saying why when the kernel could not keep them.
+    std::vector<ProgramCost> bpf;
+    std::string bpf_stats_unavailable;
+    uint64_t recorder_cpu_ns = 0;         // the recorder's own user + system CPU time
+    uint64_t recorder_max_rss_bytes = 0;  // its peak resident memory
+    // CPU time of the traced job (the command and the descendants it waited
+    // for; with -p the target's own and its reaped children's CPU during the
+    // capture). nullopt with job_cpu_unavailable saying why.
+    std::optional<uint64_t> job_cpu_ns;
+    std::string job_cpu_unavailable;
+
+    uint64_t bpf_run_ns() const;
+    uint64_t bpf_runs() const;
+};
+
 struct CaptureInfo {
     std::vector<std::string> command;  // launched command, empty with -p
     std::vector<uint32_t> pids;        // the target pids given or launched
@@ -67,6 +92,7 @@ struct CaptureInfo {
     // Kernel dev_t -> device name ("vda", "nvme0n1p1") for the disks and
     // file systems seen, so the report names them without the traced machine.
     std::map<uint32_t, std::string> devices;
+    std::optional<CostInfo> cost;  // what iolens itself cost (nullopt: not measured)
 };
 
 // Probe family names as CaptureInfo::probes lists them, for the figures

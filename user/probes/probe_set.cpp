@@ -311,4 +311,27 @@ std::map<std::string, uint64_t> ProbeSet::read_counters() const
     return out;
 }
 
+std::vector<model::ProgramCost> ProbeSet::program_costs() const
+{
+    std::vector<model::ProgramCost> costs;
+    for (const auto& fam : families_) {
+        model::ProgramCost cost{fam->spec->name, 0, 0};
+        bpf_program* prog;
+        bpf_object__for_each_program(prog, fam->skeleton.obj)
+        {
+            const int fd = bpf_program__fd(prog);
+            if (fd < 0)
+                continue;  // not loaded (another hook kind)
+            bpf_prog_info info{};
+            uint32_t len = sizeof(info);
+            if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+                cost.run_ns += info.run_time_ns;
+                cost.runs += info.run_cnt;
+            }
+        }
+        costs.push_back(cost);
+    }
+    return costs;
+}
+
 }  // namespace iolens::probes

@@ -52,6 +52,9 @@ public:
     TrackedSet& tracked() { return tracked_; }
     // Kernel counters summed over CPUs, by name (see enum iolens_counter).
     std::map<std::string, uint64_t> read_counters() const;
+    // Run time and run count of each family's programs so far, from the
+    // kernel's BPF statistics (zero unless a RunStats was enabled meanwhile).
+    std::vector<model::ProgramCost> program_costs() const;
 
     struct Family;  // one loaded probe family (probe_set.cpp)
 

@@ -1,5 +1,7 @@
 #include "report/terminal_renderer.h"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +50,39 @@ std::string target_of(const model::CaptureInfo& cap) {
     return s;
 }
 
+// "12.3% of job CPU", or nothing when the job's CPU time is unknown or zero.
+std::string share_of_job(uint64_t ns, const model::CostInfo& cost) {
+    if (!cost.job_cpu_ns || *cost.job_cpu_ns == 0) return "";
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "%.1f%% of job CPU", 100.0 * static_cast<double>(ns) /
+                                                             static_cast<double>(*cost.job_cpu_ns));
+    return buf;
+}
+
+// What tracing cost: BPF programs (kernel statistics), the recorder, attach.
+void cost_line(Ctx& c, const model::CostInfo& cost) {
+    std::vector<std::string> items;
+    if (cost.bpf.empty()) {
+        items.push_back("BPF run time n/a (" + cost.bpf_stats_unavailable + ")");
+    } else {
+        const uint64_t runs = cost.bpf_runs(), ns = cost.bpf_run_ns();
+        std::string bpf = "BPF " + human_ns(ns) + " in " + human_count(runs) + " runs";
+        if (runs) bpf += " (" + human_ns(ns / runs) + " each)";
+        if (auto share = share_of_job(ns, cost); !share.empty()) bpf += ", " + share;
+        items.push_back(bpf);
+    }
+    std::string rec = "recorder CPU " + human_ns(cost.recorder_cpu_ns);
+    if (auto share = share_of_job(cost.recorder_cpu_ns, cost); !share.empty()) rec += ", " + share;
+    items.push_back(rec);
+    items.push_back("recorder peak RSS " + human_bytes(cost.recorder_max_rss_bytes));
+    items.push_back("attach " + human_ns(cost.attach_ns));
+    if (!cost.job_cpu_ns) items.push_back("job CPU n/a (" + cost.job_cpu_unavailable + ")");
+    else items.push_back("job CPU " + human_ns(*cost.job_cpu_ns));
+    std::string text = "iolens cost: ";
+    for (size_t i = 0; i < items.size(); ++i) text += (i ? "; " : "") + items[i];
+    print_lines(c, wrap(text, c.width, "  ", "    "));
+}
+
 void header(Ctx& c, const Report& r) {
     const auto& cap = r.capture;
     c.out << c.paint(kBold, "iolens") << "  " << elide_middle(target_of(cap), c.width - 8) << '\n';
@@ -63,6 +98,8 @@ void header(Ctx& c, const Report& r) {
     if (cap.exit_status) about.push_back("command exit status " + std::to_string(*cap.exit_status));
     if (!cap.stop_reason.empty()) about.push_back("ended: " + cap.stop_reason);
     print_lines(c, join_items(about, c.width, "  "));
+
+    if (cap.cost) cost_line(c, *cap.cost);
 
     if (cap.lost_events) {
         std::string detail;
