@@ -37,7 +37,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	/* A preempted task is runnable, whatever its state says. */
 	if (!preempt && iolens_is_tracked(BPF_CORE_READ(prev, tgid)) &&
 	    (task_state(prev) & IOLENS_TASK_UNINTERRUPTIBLE)) {
-		st = bpf_task_storage_get(&iolens_threads, prev, 0, 0);
+		st = iolens_task_state(prev, false);
 		if (st && st->active) {
 			now = bpf_ktime_get_ns();
 			st->offcpu_since_ns = now;
@@ -48,7 +48,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		unsigned int state = task_state(prev);
 
 		if (state & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE)) {
-			st = bpf_task_storage_get(&iolens_threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+			st = iolens_task_state(prev, true);
 			if (st) {
 				if (!now)
 					now = bpf_ktime_get_ns();
@@ -58,7 +58,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		}
 	}
 	if (iolens_is_tracked(BPF_CORE_READ(next, tgid))) {
-		st = bpf_task_storage_get(&iolens_threads, next, 0, 0);
+		st = iolens_task_state(next, false);
 		if (st && st->main_offcpu_since_ns) {
 			struct iolens_offcpu_rec *rec;
 

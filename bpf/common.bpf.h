@@ -16,8 +16,8 @@
 #include "iolens/abi.h"
 
 /* Tunables, set by user space between open and load. */
-/* Wake the consumer only once this many bytes are waiting: batching wake-ups
- * keeps the per-event cost low; the consumer also polls on a short timer. */
+/* Wake the consumer once per this many bytes written: batching wake-ups keeps
+ * the per-event cost low; the consumer also polls on a short timer. */
 const volatile __u64 iolens_wakeup_bytes = 256 * 1024;
 
 /* Tracked processes: one bit per tgid, so the hot-path filter is an inlined
@@ -72,12 +72,52 @@ struct iolens_thread_state {
 	__u32 pad2;
 };
 
+/*
+ * Where that state lives depends on the build variant (CMake compiles the
+ * families that keep it twice; user space picks by feature probing):
+ *  - default: task storage, freed with the task, found without hashing;
+ *  - IOLENS_LEGACY (kernels before 5.11, which have neither task storage for
+ *    tracing programs nor bpf_get_current_task_btf()): an LRU hash keyed by
+ *    thread id. Entries of exited threads are never deleted; the LRU recycles
+ *    them, and a reused thread id starts clean because sys_enter resets the
+ *    state before every traced call.
+ * iolens_current_state() is the running thread's state; iolens_task_state()
+ * another task's (the scheduler probe sees two). create: allocate if absent.
+ */
+#ifdef IOLENS_LEGACY
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct iolens_thread_state);
+	__uint(max_entries, 32768);
+} iolens_threads_by_tid SEC(".maps");
+
+static const struct iolens_thread_state iolens_state_zero;
+
+static __always_inline struct iolens_thread_state *iolens_state_of_tid(__u32 tid, bool create)
+{
+	struct iolens_thread_state *st = bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+
+	if (st || !create)
+		return st;
+	bpf_map_update_elem(&iolens_threads_by_tid, &tid, &iolens_state_zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+}
+#define iolens_current_state(create) iolens_state_of_tid((__u32)bpf_get_current_pid_tgid(), (create))
+#define iolens_task_state(task, create) iolens_state_of_tid(BPF_CORE_READ((task), pid), (create))
+#else
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct iolens_thread_state);
 } iolens_threads SEC(".maps");
+
+#define iolens_task_state(task, create)                                                   \
+	((struct iolens_thread_state *)bpf_task_storage_get(&iolens_threads, (task), 0,   \
+		(create) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0))
+#define iolens_current_state(create) iolens_task_state(bpf_get_current_task_btf(), (create))
+#endif
 
 /* Files (dev, ino) that tracked processes opened or faulted on, so evictions
  * of their pages (which happen in any task's context) can be attributed.
@@ -123,11 +163,16 @@ static __always_inline void iolens_set_tracked(__u32 tgid, bool on)
 		__sync_fetch_and_and(bits, ~(1ULL << (tgid & 63)));
 }
 
-static __always_inline __u64 iolens_wakeup_flag(void)
+/* Wake the consumer each time the unread data crosses a multiple of
+ * iolens_wakeup_bytes: `before` and `after` are the unread bytes without and
+ * with this record. Waking only at crossings matters: a consumer that falls
+ * behind would otherwise be woken by every record (an irq_work each), which
+ * measured here as ~300 ns added to every traced syscall. The consumer also
+ * polls on a short timer, so a crossing missed in a race is a short delay. */
+static __always_inline __u64 iolens_wakeup_flag(__u64 before, __u64 after)
 {
-	return bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA) >= iolens_wakeup_bytes
-		       ? BPF_RB_FORCE_WAKEUP
-		       : BPF_RB_NO_WAKEUP;
+	return before / iolens_wakeup_bytes != after / iolens_wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									  : BPF_RB_NO_WAKEUP;
 }
 
 /* Reserve a fixed-size record; counts the loss when the ring is full. */
@@ -139,17 +184,27 @@ static __always_inline void *iolens_reserve(__u64 size)
 	return rec;
 }
 
-static __always_inline void iolens_submit(void *rec)
+/* Ring-buffer bytes a record of `size` takes: an 8-byte header, 8-aligned. */
+#define IOLENS_RB_BYTES(size) ((((__u64)(size)) + 8 + 7) & ~7ULL)
+
+/* Submit a reserved record of `size` bytes (already counted in the unread data). */
+static __always_inline void iolens_submit_sized(void *rec, __u64 size)
 {
-	bpf_ringbuf_submit(rec, iolens_wakeup_flag());
+	__u64 after = bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(rec, iolens_wakeup_flag(after - IOLENS_RB_BYTES(size), after));
 	iolens_count(IOLENS_CNT_RECORDS);
 }
+#define iolens_submit(rec) iolens_submit_sized((rec), sizeof(*(rec)))
 
 /* Copy a variable-length record (built in scratch memory) into the ring.
  * urgent: wake the consumer now (it must act while the process lives). */
 static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 {
-	if (bpf_ringbuf_output(&iolens_events, rec, size, urgent ? BPF_RB_FORCE_WAKEUP : iolens_wakeup_flag()) == 0)
+	__u64 before = bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA);
+	__u64 flag = urgent ? BPF_RB_FORCE_WAKEUP : iolens_wakeup_flag(before, before + IOLENS_RB_BYTES(size));
+
+	if (bpf_ringbuf_output(&iolens_events, rec, size, flag) == 0)
 		iolens_count(IOLENS_CNT_RECORDS);
 	else
 		iolens_count(IOLENS_CNT_RB_FULL);

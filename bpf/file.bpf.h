@@ -26,25 +26,74 @@ struct iolens_file_info {
 
 /* The struct file behind fd in the current task, or NULL. The task, its
  * files_struct and fdtable are BTF pointers, loaded directly; only the fd
- * array slot needs a probe read (a variable index into a pointer array). */
+ * array slot needs a probe read (a variable index into a pointer array).
+ * IOLENS_LEGACY (before 5.11): no bpf_get_current_task_btf(), so CO-RE reads. */
 static __always_inline struct file *iolens_fd_file(int fd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct files_struct *files = task->files;
+	struct files_struct *files;
 	struct fdtable *fdt;
 	struct file **fd_array;
 	struct file *file = NULL;
+	unsigned int max_fds;
 
-	if (fd < 0 || !files)
+	if (fd < 0)
+		return NULL;
+#ifdef IOLENS_LEGACY
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	files = BPF_CORE_READ(task, files);
+	if (!files)
+		return NULL;
+	fdt = BPF_CORE_READ(files, fdt);
+	if (!fdt)
+		return NULL;
+	max_fds = BPF_CORE_READ(fdt, max_fds);
+	fd_array = BPF_CORE_READ(fdt, fd);
+#else
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	files = task->files;
+	if (!files)
 		return NULL;
 	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
+	if (!fdt)
 		return NULL;
+	max_fds = fdt->max_fds;
 	fd_array = fdt->fd;
+#endif
+	if ((unsigned int)fd >= max_fds)
+		return NULL;
 	bpf_probe_read_kernel(&file, sizeof(file), &fd_array[fd]);
 	return file;
 }
 
+#ifdef IOLENS_DIRECT_LOADS
+/* 6.2+: bpf_rdonly_cast() turns the struct file pointer into a typed one, so
+ * its fields and its inode's are plain loads (the JIT guards each against
+ * faults) instead of one bpf_probe_read_kernel() helper call per field: the
+ * difference is most of the per-call cost of the syscall exit probe. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+static __always_inline bool iolens_file_info(struct file *file, struct iolens_file_info *info)
+{
+	struct inode *inode;
+	struct file *f;
+
+	if (!file)
+		return false;
+	f = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+	inode = f->f_inode;
+	if (!inode)
+		return false;
+	info->ino = inode->i_ino;
+	info->size = inode->i_size;
+	info->dev = inode->i_sb->s_dev;
+	info->mode = inode->i_mode;
+	info->pos = f->f_pos;
+	info->f_flags = f->f_flags;
+	return true;
+}
+#else
 static __always_inline bool iolens_file_info(struct file *file, struct iolens_file_info *info)
 {
 	struct inode *inode;
@@ -62,6 +111,7 @@ static __always_inline bool iolens_file_info(struct file *file, struct iolens_fi
 	info->f_flags = BPF_CORE_READ(file, f_flags);
 	return true;
 }
+#endif
 
 static __always_inline bool iolens_is_regular(__u32 mode)
 {

@@ -81,8 +81,7 @@ static __always_inline bool folio_file(struct folio *folio, __u32 *dev, __u64 *i
 
 static __always_inline struct iolens_thread_state *thread_state(bool create)
 {
-	return bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	return iolens_current_state(create);
 }
 
 static __always_inline int on_add(struct folio *folio)

@@ -96,8 +96,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	op = classify(nr);
 	if (op < 0)
 		return 0;
-	st = bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = iolens_current_state(true);
 	if (!st) {
 		iolens_count(IOLENS_CNT_STATE_FAIL);
 		return 0;
@@ -192,7 +191,7 @@ static __always_inline int on_sys_exit(long ret)
 
 	if (!iolens_is_tracked(tgid))
 		return 0;
-	st = bpf_task_storage_get(&iolens_threads, bpf_get_current_task_btf(), 0, 0);
+	st = iolens_current_state(false);
 	if (!st || !st->active)
 		return 0;
 	now = bpf_ktime_get_ns();

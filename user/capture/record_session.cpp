@@ -19,6 +19,7 @@
 #include "capture/launcher.h"
 #include "capture/process_env.h"
 #include "capture/process_scan.h"
+#include "capture/ring_reader.h"
 #include "capture/self_cost.h"
 #include "model/capture_json.h"
 #include "model/rank_env.h"
@@ -32,7 +33,6 @@ namespace {
 
 constexpr int kPollMs = 50;                 // drain at least this often (wake-ups are batched)
 constexpr uint64_t kFlushEveryNs = 1'000'000'000;  // a killed recorder loses at most ~1 s
-constexpr size_t kBatchBytes = 1 << 20;
 
 uint64_t clock_ns(clockid_t clock)
 {
@@ -102,35 +102,18 @@ struct UnlinkUnlessKept {
     }
 };
 
-struct RingBufferDeleter {
-    void operator()(ring_buffer* rb) const noexcept { ring_buffer__free(rb); }
-};
-
 // Everything the ring-buffer callback touches.
 struct Stream {
-    std::vector<std::byte> batch;
     uint64_t records = 0;
     std::set<uint32_t> live;  // processes of the target still running (-p mode)
     std::set<uint32_t> devices;  // block devices seen, named at the end
     std::vector<uint32_t> exec_pending;  // exec'd processes whose rank environment to read
     recording::Writer* writer = nullptr;
-    model::Replay* replay = nullptr;
     std::string error;  // first write error; recording stops on it
-
-    void flush_batch()
-    {
-        if (batch.empty())
-            return;
-        if (auto r = writer->append_records(batch); !r && error.empty())
-            error = r.error().message;
-        (void)replay->apply_records(batch);
-        batch.clear();
-    }
 };
 
-int on_record(void* ctx, void* data, size_t size)
+void on_record(Stream* s, const void* data, size_t size)
 {
-    auto* s = static_cast<Stream*>(ctx);
     const auto* bytes = static_cast<const std::byte*>(data);
     s->records++;
     if (size >= sizeof(iolens_rec_hdr)) {
@@ -144,22 +127,14 @@ int on_record(void* ctx, void* data, size_t size)
         else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
             s->devices.insert(static_cast<const iolens_block_rec*>(data)->dev);
     }
-    s->batch.insert(s->batch.end(), bytes, bytes + size);
-    if (s->batch.size() >= kBatchBytes)
-        s->flush_batch();
-    return 0;
+    // The writer buffers records into chunks itself.
+    if (auto r = s->writer->append_records({bytes, size}); !r && s->error.empty())
+        s->error = r.error().message;
 }
 
-Result<void> write_json(recording::Writer& w, model::Replay& replay, recording::ChunkType type,
-                        const nlohmann::json& j)
+Result<void> write_json(recording::Writer& w, recording::ChunkType type, const nlohmann::json& j)
 {
-    std::string text = j.dump();
-    if (auto r = w.write_json_chunk(type, text); !r)
-        return r;
-    recording::Chunk chunk{type, {}};
-    chunk.payload.resize(text.size());
-    std::memcpy(chunk.payload.data(), text.data(), text.size());
-    return replay.apply(chunk);
+    return w.write_json_chunk(type, j.dump());
 }
 
 // "vda" for a kernel dev_t, from /sys/dev/block/MAJ:MIN/uevent; "MAJ:MIN"
@@ -189,7 +164,7 @@ Result<void> drop_page_cache()
 }
 
 // Records the rank-related environment of a process (never the rest of it).
-Result<void> write_env(recording::Writer& w, model::Replay& replay, pid_t pid, const std::string& extra_var)
+Result<void> write_env(recording::Writer& w, pid_t pid, const std::string& extra_var)
 {
     std::vector<std::string> names = model::rank_env_variables();
     if (!extra_var.empty())
@@ -197,7 +172,7 @@ Result<void> write_env(recording::Writer& w, model::Replay& replay, pid_t pid, c
     auto vars = read_env_vars(pid, names);
     if (vars.empty())
         return {};
-    return write_json(w, replay, recording::ChunkType::Env, {{"pid", pid}, {"vars", vars}});
+    return write_json(w, recording::ChunkType::Env, {{"pid", pid}, {"vars", vars}});
 }
 
 }  // namespace
@@ -255,14 +230,15 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     model::BuilderOptions bopt;
     bopt.max_files = opt.max_files;
     bopt.rank_env_override = opt.rank_env;
-    model::Replay replay(bopt);
     Stream stream;
     stream.writer = &writer;
-    stream.replay = &replay;
-    std::unique_ptr<ring_buffer, RingBufferDeleter> rb(
-        ring_buffer__new(probes.ringbuf_fd(), on_record, &stream, nullptr));
-    if (!rb)
-        return make_error(std::string("cannot open the BPF ring buffer: ") + std::strerror(errno));
+    auto ring_or = RingReader::open(probes.ringbuf_fd());
+    if (!ring_or)
+        return ring_or.error();
+    RingReader& ring = *ring_or.value();
+    const RingReader::Callback to_stream = [&stream](const void* data, size_t size) {
+        on_record(&stream, data, size);
+    };
 
     if (opt.drop_caches) {
         if (auto r = drop_page_cache(); !r)
@@ -321,14 +297,14 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     capture.hostname = hostname();
     capture.kernel_release = features.kernel_release;
     capture.iolens_version = IOLENS_VERSION_STRING;
-    if (auto r = write_json(writer, replay, recording::ChunkType::Meta, model::capture_to_json(capture)); !r)
+    if (auto r = write_json(writer, recording::ChunkType::Meta, model::capture_to_json(capture)); !r)
         return r.error();
     for (const auto& info : initial)
-        if (auto r = write_json(writer, replay, recording::ChunkType::Process, model::process_to_json(info)); !r)
+        if (auto r = write_json(writer, recording::ChunkType::Process, model::process_to_json(info)); !r)
             return r.error();
     if (!launcher)  // processes that exist at attach; a launched command is read at its exec
         for (const auto& info : initial)
-            if (auto r = write_env(writer, replay, static_cast<pid_t>(info.pid), opt.rank_env); !r)
+            if (auto r = write_env(writer, static_cast<pid_t>(info.pid), opt.rank_env); !r)
                 return r.error();
 
     Fd child_pidfd;
@@ -351,7 +327,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u32 = 1;
-    epoll_ctl(ep.fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb.get()), &ev);
+    epoll_ctl(ep.fd, EPOLL_CTL_ADD, ring.poll_fd(), &ev);
     ev.data.u32 = 2;
     epoll_ctl(ep.fd, EPOLL_CTL_ADD, sigfd.fd, &ev);
     if (child_pidfd.fd >= 0) {
@@ -372,7 +348,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     while (!stop) {
         epoll_event events[4];
         int n = epoll_wait(ep.fd, events, 4, kPollMs);
-        ring_buffer__consume(rb.get());
+        ring.consume(to_stream);
         for (int i = 0; i < n; i++) {
             if (events[i].data.u32 == 2) {
                 signalfd_siginfo si{};
@@ -400,9 +376,10 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         // Read exec'd processes' rank variables while they still run (the
         // records of their exec are in the batch flushed just before).
         if (!stream.exec_pending.empty()) {
-            stream.flush_batch();
+            if (auto r = writer.flush(); !r && stream.error.empty())
+                stream.error = r.error().message;
             for (uint32_t pid : stream.exec_pending)
-                if (auto r = write_env(writer, replay, static_cast<pid_t>(pid), opt.rank_env); !r && stream.error.empty())
+                if (auto r = write_env(writer, static_cast<pid_t>(pid), opt.rank_env); !r && stream.error.empty())
                     stream.error = r.error().message;
             stream.exec_pending.clear();
         }
@@ -425,7 +402,6 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         }
         if (now - last_flush >= kFlushEveryNs) {
             last_flush = now;
-            stream.flush_batch();
             if (auto r = writer.flush(); !r && stream.error.empty())
                 stream.error = r.error().message;
         }
@@ -436,9 +412,8 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
 
     // Stop new events, then drain every record already queued.
     probes.detach();
-    while (ring_buffer__consume(rb.get()) > 0) {
+    while (ring.consume(to_stream) > 0) {
     }
-    stream.flush_batch();
 
     auto counters = probes.read_counters();
     capture.duration_ns = end_mono - attach_mono;
@@ -486,13 +461,20 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         cost.job_cpu_unavailable = "pid " + std::to_string(*opt.pid) + " exited before the end of the capture";
     }
     capture.cost = cost;
-    if (auto r = write_json(writer, replay, recording::ChunkType::End, model::capture_to_json(capture)); !r)
+    if (auto r = write_json(writer, recording::ChunkType::End, model::capture_to_json(capture)); !r)
         return r.error();
     if (auto r = writer.close(); !r)  // surfaces close-time errors too
         return r.error();
     if (!stream.error.empty())
         return make_error("recording incomplete: " + stream.error);
-    outcome.report = replay.finish();
+    // The summary is built from the file, after the job: the recorder does
+    // no analysis while the job runs (its CPU would compete with the job's),
+    // its memory stays bounded however long the run, and `report` reads the
+    // same bytes through the same code.
+    auto report = model::load_recording(opt.output_path, bopt);
+    if (!report)
+        return make_error("cannot read back the recording " + opt.output_path + ": " + report.error().message);
+    outcome.report = std::move(report.value());
     return outcome;
 }
 

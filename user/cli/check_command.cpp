@@ -24,6 +24,7 @@ int run_check()
     if (f.can_trace()) {
         std::printf("ring buffer     %s\n", yes_no(f.ringbuf));
         std::printf("task storage    %s\n", yes_no(f.task_storage));
+        std::printf("rdonly_cast     %s\n", yes_no(f.kfunc_rdonly_cast));
     } else {
         std::printf("ring buffer     unknown (needs privileges to probe)\n");
         std::printf("task storage    unknown (needs privileges to probe)\n");

@@ -43,6 +43,10 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     if (!cli.force_hook.empty() && cli.force_hook != "tp_btf" && cli.force_hook != "raw_tp")
         return make_error("--force-hook must be tp_btf or raw_tp, not '" + cli.force_hook + "'");
     o.probe.force_hook = cli.force_hook;
+    if (!cli.force_variant.empty() && cli.force_variant != "direct" && cli.force_variant != "standard" &&
+        cli.force_variant != "legacy")
+        return make_error("--force-variant must be direct, standard or legacy, not '" + cli.force_variant + "'");
+    o.probe.force_variant = cli.force_variant;
     return o;
 }
 
@@ -67,6 +71,7 @@ void register_record(CLI::App& app, Action& action)
     // Hidden (empty group): for testing the fallback hooks on a kernel that
     // has the preferred ones.
     sub->add_option("--force-hook", opts->force_hook, "Use only tp_btf or raw_tp hooks")->group("");
+    sub->add_option("--force-variant", opts->force_variant, "Use only this build of the BPF programs")->group("");
     sub->add_option("command", opts->command, "The command to run and trace")->take_all();
     sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
     sub->callback([opts, &action]() {

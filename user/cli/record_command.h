@@ -20,6 +20,7 @@ struct RecordCliOptions {
     bool drop_caches = false;
     unsigned ringbuf_mib = 64;
     std::string force_hook;
+    std::string force_variant;
     OutputOptions out;
 };
 

@@ -8,20 +8,53 @@ const std::vector<FamilySpec>& family_specs()
         {"process", "follows the target through fork, exec and exit",
          {"sched_process_fork", "sched_process_exec", "sched_process_exit"}, {}, true, true},
         {"syscalls", "file syscalls: sizes, latencies, errors, files",
-         {"sys_enter", "sys_exit"}, {}, true, true},
+         {"sys_enter", "sys_exit"}, {}, true, true, true, true},
         {"pagecache", "page-cache hits and misses, readahead, mmap faults, evictions",
          {"mm_filemap_add_to_page_cache", "mm_filemap_delete_from_page_cache"},
          {{"mm_filemap_fault", "major fault counts"},
           {"page_cache_sync_ra", "synchronous readahead counts and bytes"},
           {"page_cache_async_ra", "asynchronous readahead counts and bytes"}},
-         false, true},
-        {"blocking", "time blocked off CPU inside file syscalls", {"sched_switch"}, {}, false, false},
+         false, true, false, true},
+        {"blocking", "time blocked off CPU inside file syscalls", {"sched_switch"}, {}, false, false, false,
+         true},
         {"block", "block requests: latency, queue time, size, depth, submitter",
          {"block_getrq", "block_rq_issue", "block_rq_complete"},
          {{"block_rq_insert", "queue time (insert to issue)"}},
          false, true},
     };
     return specs;
+}
+
+const char* variant_name(Variant v)
+{
+    switch (v) {
+    case Variant::Direct: return "direct";
+    case Variant::Standard: return "standard";
+    case Variant::Legacy: return "legacy";
+    }
+    return "?";
+}
+
+std::vector<Variant> candidate_variants(const Features& f, const FamilySpec& spec, const std::string& force)
+{
+    if (force == "legacy")
+        return {spec.has_legacy ? Variant::Legacy : Variant::Standard};
+    if (force == "standard" || (force == "direct" && !spec.has_direct))
+        return {Variant::Standard};
+    if (force == "direct")
+        return {Variant::Direct};
+    if (spec.has_legacy && !f.task_storage)
+        return {Variant::Legacy};
+    std::vector<Variant> v;
+    if (spec.has_direct && f.kfunc_rdonly_cast)
+        v.push_back(Variant::Direct);
+    v.push_back(Variant::Standard);
+    return v;
+}
+
+std::string object_name(const FamilySpec& spec, Variant v)
+{
+    return v == Variant::Standard ? spec.name : spec.name + "_" + variant_name(v);
 }
 
 const FamilySpec* find_family(const std::string& name)
@@ -68,6 +101,8 @@ FamilyPlan plan(const Features& f, const FamilySpec& spec)
             p.degraded.push_back("no " + opt.name + ": " + opt.without + " unavailable");
     }
     p.hook = join("tp_btf", tps);
+    if (spec.has_direct || spec.has_legacy)
+        p.hook += std::string(" [") + variant_name(candidate_variants(f, spec).front()) + "]";
     p.available = true;
     p.reason = spec.provides;
     return p;
@@ -80,12 +115,6 @@ std::vector<FamilyPlan> plan_probes(const Features& f)
     std::vector<FamilyPlan> plans;
     for (const auto& spec : family_specs())
         plans.push_back(plan(f, spec));
-    if (!f.task_storage && f.can_trace())
-        for (auto& p : plans)
-            if (p.family == "syscalls" || p.family == "pagecache" || p.family == "blocking") {
-                p.available = false;
-                p.reason = "no task storage for tracing programs (kernel < 5.11)";
-            }
     return plans;
 }
 

@@ -14,6 +14,16 @@ struct OptionalTracepoint {
     std::string without;  // what is unavailable when the kernel lacks it
 };
 
+// Builds of one family's BPF source for different kernels (CMakeLists.txt,
+// IOLENS_BPF_VARIANTS; bpf/common.bpf.h and bpf/file.bpf.h explain them).
+enum class Variant {
+    Direct,    // 6.2+: file and inode fields as direct loads (bpf_rdonly_cast)
+    Standard,  // 5.11+: per-thread state in task storage
+    Legacy,    // 5.8+: per-thread state in an LRU hash, no BTF task pointer
+};
+// "direct", "standard", "legacy"; also the suffix of the BPF object's name.
+const char* variant_name(Variant v);
+
 struct FamilySpec {
     std::string name;                       // "process", "syscalls", ...; also the BPF object's name
     std::string provides;                   // one line for `check`
@@ -21,10 +31,22 @@ struct FamilySpec {
     std::vector<OptionalTracepoint> optional;
     bool essential = false;                 // record fails without it
     bool has_raw_tp = true;                 // a raw_tp fallback exists (else tp_btf only)
+    bool has_direct = false;                // a Direct build exists
+    bool has_legacy = false;                // a Legacy build exists (the family keeps thread state)
 };
 
 const std::vector<FamilySpec>& family_specs();
 const FamilySpec* find_family(const std::string& name);
+
+// The builds worth trying for a family on this kernel, best first, or only
+// the forced one ("direct", "standard", "legacy"; empty: no forcing). All
+// families that keep per-thread state must agree on where it lives, so the
+// choice between task storage and the legacy hash depends on the kernel
+// alone, never on another family's load.
+std::vector<Variant> candidate_variants(const Features& features, const FamilySpec& spec,
+                                        const std::string& force_variant = "");
+// "<name>" or "<name>_<variant>": the BPF object (skeleton) of that build.
+std::string object_name(const FamilySpec& spec, Variant v);
 
 struct FamilyPlan {
     std::string family;

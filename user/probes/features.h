@@ -16,6 +16,7 @@ struct Features {
     bool cap_sys_resource = false;
     bool task_storage = false;     // BPF_MAP_TYPE_TASK_STORAGE
     bool ringbuf = false;          // BPF_MAP_TYPE_RINGBUF
+    bool kfunc_rdonly_cast = false;  // the bpf_rdonly_cast kfunc (6.2+), in the kernel's BTF
     unsigned pid_max = 4194304;
 
     // Raw tracepoints known to this kernel's BTF (btf_trace_<name> typedefs):

@@ -13,10 +13,14 @@
 
 #include "block.skel.h"
 #include "blocking.skel.h"
+#include "blocking_legacy.skel.h"
 #include "pagecache.skel.h"
+#include "pagecache_legacy.skel.h"
 #include "probes/catalog.h"
 #include "proc.skel.h"
 #include "syscalls.skel.h"
+#include "syscalls_direct.skel.h"
+#include "syscalls_legacy.skel.h"
 
 namespace iolens::probes {
 
@@ -62,17 +66,26 @@ SkeletonHandle open_skeleton(uint64_t wakeup_bytes)
 
 using Opener = SkeletonHandle (*)(uint64_t);
 
-Opener opener_for(const std::string& family)
+// The skeleton of a BPF object, by object name (catalog's object_name()).
+Opener opener_for(const std::string& object)
 {
-    if (family == "process")
+    if (object == "process")
         return open_skeleton<proc_bpf, proc_bpf__open, proc_bpf__destroy>;
-    if (family == "syscalls")
+    if (object == "syscalls")
         return open_skeleton<syscalls_bpf, syscalls_bpf__open, syscalls_bpf__destroy>;
-    if (family == "pagecache")
+    if (object == "syscalls_direct")
+        return open_skeleton<syscalls_direct_bpf, syscalls_direct_bpf__open, syscalls_direct_bpf__destroy>;
+    if (object == "syscalls_legacy")
+        return open_skeleton<syscalls_legacy_bpf, syscalls_legacy_bpf__open, syscalls_legacy_bpf__destroy>;
+    if (object == "pagecache")
         return open_skeleton<pagecache_bpf, pagecache_bpf__open, pagecache_bpf__destroy>;
-    if (family == "blocking")
+    if (object == "pagecache_legacy")
+        return open_skeleton<pagecache_legacy_bpf, pagecache_legacy_bpf__open, pagecache_legacy_bpf__destroy>;
+    if (object == "blocking")
         return open_skeleton<blocking_bpf, blocking_bpf__open, blocking_bpf__destroy>;
-    if (family == "block")
+    if (object == "blocking_legacy")
+        return open_skeleton<blocking_legacy_bpf, blocking_legacy_bpf__open, blocking_legacy_bpf__destroy>;
+    if (object == "block")
         return open_skeleton<block_bpf, block_bpf__open, block_bpf__destroy>;
     return nullptr;
 }
@@ -112,6 +125,7 @@ struct ProbeSet::Family {
     const FamilySpec* spec = nullptr;
     SkeletonHandle skeleton;  // declared before links: destroyed after them
     Hook hook = Hook::RawTp;
+    Variant variant = Variant::Standard;
     std::vector<std::string> tracepoints;  // whose programs are loaded
     std::vector<std::string> degraded;     // optional tracepoints missing, and what that costs
     std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
@@ -121,6 +135,8 @@ struct ProbeSet::Family {
         std::string s;
         for (const auto& tp : tracepoints)
             s += (s.empty() ? "" : ",") + std::string(hook_prefix(hook)) + "/" + tp;
+        if (spec->has_direct || spec->has_legacy)
+            s += std::string(" [") + variant_name(variant) + "]";
         return s;
     }
 };
@@ -148,18 +164,24 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                                                       const ProbeOptions& options,
                                                       std::map<std::string, int>& shared)
 {
-    Opener open = opener_for(spec.name);
-    if (!open)
-        return make_error("no BPF object for probe family " + spec.name);
     const uint32_t bitmap_words = (features.pid_max + 63) / 64;
     std::string errors;
-    for (Hook hook : candidate_hooks(features, spec, options.force_hook)) {
+    std::vector<std::pair<Variant, Hook>> attempts;
+    for (Variant variant : candidate_variants(features, spec, options.force_variant))
+        for (Hook hook : candidate_hooks(features, spec, options.force_hook))
+            attempts.emplace_back(variant, hook);
+    for (auto [variant, hook] : attempts) {
+        const std::string object = object_name(spec, variant);
+        Opener open = opener_for(object);
+        if (!open)
+            return make_error("no BPF object " + object + " for probe family " + spec.name);
         auto fam = std::make_unique<ProbeSet::Family>();
         fam->spec = &spec;
         fam->hook = hook;
+        fam->variant = variant;
         fam->skeleton = open(options.wakeup_bytes);
         if (!fam->skeleton.obj)
-            return make_error("cannot open the " + spec.name + " BPF object: " + errno_text(errno));
+            return make_error("cannot open the " + object + " BPF object: " + errno_text(errno));
 
         // Programs of this hook kind only; optional ones only where their
         // tracepoint exists (without BTF we cannot tell, so try them all).
@@ -193,8 +215,9 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                 bpf_map__set_max_entries(map, static_cast<uint32_t>(options.ringbuf_bytes));
         }
         if (int err = bpf_object__load(fam->skeleton.obj); err != 0) {
-            errors += std::string(errors.empty() ? "" : "; ") + hook_prefix(hook) + ": " + errno_text(err);
-            spdlog::debug("{} probes: {} failed to load: {}", spec.name, hook_prefix(hook), errno_text(err));
+            const std::string what = object + " " + hook_prefix(hook);
+            errors += (errors.empty() ? "" : "; ") + what + ": " + errno_text(err);
+            spdlog::debug("{} probes: {} failed to load: {}", spec.name, what, errno_text(err));
             continue;
         }
         bpf_object__for_each_map(map, fam->skeleton.obj)

@@ -30,6 +30,9 @@ struct ProbeOptions {
     // Use only this hook kind ("tp_btf" or "raw_tp") instead of the best one:
     // lets tests run the fallback path on kernels that have the preferred one.
     std::string force_hook;
+    // Use only this build of each family ("direct", "standard", "legacy";
+    // see probes::Variant): runs the old-kernel builds on a new kernel.
+    std::string force_variant;
 };
 
 class ProbeSet {
