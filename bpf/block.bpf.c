@@ -65,6 +65,11 @@ struct request___pre516 {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
 
+/* 5.12 replaced bio->bi_disk with bio->bi_bdev. */
+struct bio___pre512 {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u32 disk_dev(struct gendisk *disk)
 {
 	if (!disk)
@@ -86,7 +91,10 @@ static __always_inline int on_getrq(struct bio *bio)
 
 	if (!iolens_is_tracked(tgid))
 		return 0;
-	key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	if (bpf_core_field_exists(bio->bi_bdev))
+		key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
+	else
+		key.dev = disk_dev(BPF_CORE_READ((struct bio___pre512 *)bio, bi_disk));
 	key.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	bpf_map_update_elem(&bio_owner, &key, &tgid, BPF_ANY);
 	return 0;
@@ -178,20 +186,46 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 	return 0;
 }
 
+/*
+ * 5.11 dropped the request_queue argument of block_rq_insert/issue and
+ * block_getrq (which also lost its rw). Both signatures are compiled; a
+ * program name ending in _a<N> is for kernels where the tracepoint has N
+ * arguments, and user space loads only the one matching this kernel's BTF.
+ * (Loading the wrong one would not fail: it would read a request_queue as a
+ * request.)
+ */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(blk_getrq_btf, struct bio *bio)
+int BPF_PROG(blk_getrq_btf_a1, struct bio *bio)
+{
+	return on_getrq(bio);
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(blk_getrq_btf_a3, struct request_queue *q, struct bio *bio, int rw)
 {
 	return on_getrq(bio);
 }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blk_rq_insert_btf, struct request *rq)
+int BPF_PROG(blk_rq_insert_btf_a1, struct request *rq)
+{
+	return on_insert(rq);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blk_rq_insert_btf_a2, struct request_queue *q, struct request *rq)
 {
 	return on_insert(rq);
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blk_rq_issue_btf, struct request *rq)
+int BPF_PROG(blk_rq_issue_btf_a1, struct request *rq)
+{
+	return on_issue(rq);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blk_rq_issue_btf_a2, struct request_queue *q, struct request *rq)
 {
 	return on_issue(rq);
 }
@@ -203,19 +237,37 @@ int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr
 }
 
 SEC("raw_tp/block_getrq")
-int BPF_PROG(blk_getrq_raw, struct bio *bio)
+int BPF_PROG(blk_getrq_raw_a1, struct bio *bio)
+{
+	return on_getrq(bio);
+}
+
+SEC("raw_tp/block_getrq")
+int BPF_PROG(blk_getrq_raw_a3, struct request_queue *q, struct bio *bio, int rw)
 {
 	return on_getrq(bio);
 }
 
 SEC("raw_tp/block_rq_insert")
-int BPF_PROG(blk_rq_insert_raw, struct request *rq)
+int BPF_PROG(blk_rq_insert_raw_a1, struct request *rq)
+{
+	return on_insert(rq);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(blk_rq_insert_raw_a2, struct request_queue *q, struct request *rq)
 {
 	return on_insert(rq);
 }
 
 SEC("raw_tp/block_rq_issue")
-int BPF_PROG(blk_rq_issue_raw, struct request *rq)
+int BPF_PROG(blk_rq_issue_raw_a1, struct request *rq)
+{
+	return on_issue(rq);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(blk_rq_issue_raw_a2, struct request_queue *q, struct request *rq)
 {
 	return on_issue(rq);
 }

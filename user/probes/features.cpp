@@ -43,7 +43,32 @@ void read_caps(Features& f)
 #endif
 }
 
+// btf_trace_<tp> is a typedef of a pointer to the probe's prototype,
+// void (*)(void *data, <the tracepoint's arguments>): the arity is its
+// parameter count less one. -1 if the typedef is not shaped like that.
+int prototype_arity(const struct btf* btf, const struct btf_type* typedef_type)
+{
+    const struct btf_type* ptr = btf__type_by_id(btf, typedef_type->type);
+    if (!ptr || !btf_is_ptr(ptr))
+        return -1;
+    const struct btf_type* proto = btf__type_by_id(btf, ptr->type);
+    if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) < 1)
+        return -1;
+    return btf_vlen(proto) - 1;
+}
+
 }  // namespace
+
+std::optional<int> Features::tracepoint_arity(const std::string& name) const
+{
+    auto it = std::lower_bound(btf_tracepoints.begin(), btf_tracepoints.end(), name);
+    if (it == btf_tracepoints.end() || *it != name)
+        return std::nullopt;
+    const size_t i = static_cast<size_t>(it - btf_tracepoints.begin());
+    if (i >= btf_tracepoint_arity.size() || btf_tracepoint_arity[i] < 0)
+        return std::nullopt;
+    return btf_tracepoint_arity[i];
+}
 
 bool Features::has_btf_tracepoint(const std::string& name) const
 {
@@ -64,6 +89,7 @@ Features Features::probe()
     if (struct btf* btf = btf__load_vmlinux_btf()) {
         f.btf = true;
         const std::string prefix = "btf_trace_";
+        std::vector<std::pair<std::string, int>> found;
         const unsigned n = btf__type_cnt(btf);
         for (unsigned id = 1; id < n; id++) {
             const struct btf_type* t = btf__type_by_id(btf, id);
@@ -77,9 +103,13 @@ Features Features::probe()
                 continue;
             const char* name = btf__name_by_offset(btf, t->name_off);
             if (name && std::strncmp(name, prefix.c_str(), prefix.size()) == 0)
-                f.btf_tracepoints.emplace_back(name + prefix.size());
+                found.emplace_back(name + prefix.size(), prototype_arity(btf, t));
         }
-        std::sort(f.btf_tracepoints.begin(), f.btf_tracepoints.end());
+        std::sort(found.begin(), found.end());
+        for (auto& [name, arity] : found) {
+            f.btf_tracepoints.push_back(std::move(name));
+            f.btf_tracepoint_arity.push_back(arity);
+        }
         btf__free(btf);
     }
     // libbpf_probe_* need privileges; without them the answers stay false and

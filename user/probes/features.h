@@ -1,6 +1,7 @@
 #pragma once
 // What this kernel and this process can do, probed once at start and passed by
 // reference to whoever decides how to attach. Tests can construct one by hand.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,11 @@ struct Features {
     // Raw tracepoints known to this kernel's BTF (btf_trace_<name> typedefs):
     // the precondition of tp_btf and a good sign for raw_tp.
     bool has_btf_tracepoint(const std::string& name) const;
+    // Arguments the tracepoint passes (its btf_trace_<name> prototype, less
+    // the probe's data pointer); nullopt when unknown.
+    std::optional<int> tracepoint_arity(const std::string& name) const;
     std::vector<std::string> btf_tracepoints;  // sorted, filled by probe()
+    std::vector<int> btf_tracepoint_arity;     // parallel to btf_tracepoints; -1 if unknown
 
     bool can_trace() const { return (cap_bpf && cap_perfmon) || cap_sys_admin; }
 

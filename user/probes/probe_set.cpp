@@ -115,6 +115,20 @@ std::pair<std::string, std::string> split_section(const char* sec)
     return {s.substr(0, slash), s.substr(slash + 1)};
 }
 
+// A program named "..._a<N>" is for kernels where its tracepoint passes N
+// arguments (bpf/block.bpf.c: signatures changed in 5.11); other programs fit
+// any kernel. Without BTF the arity is unknown and only unsuffixed programs
+// are safe.
+bool matches_arity(const std::string& program, const std::string& tracepoint, const Features& f)
+{
+    const auto at = program.rfind("_a");
+    if (at == std::string::npos || at + 2 >= program.size() ||
+        program.find_first_not_of("0123456789", at + 2) != std::string::npos)
+        return true;
+    const auto arity = f.tracepoint_arity(tracepoint);
+    return arity && *arity == std::stoi(program.substr(at + 2));
+}
+
 struct LinkDeleter {
     void operator()(bpf_link* l) const noexcept { bpf_link__destroy(l); }
 };
@@ -189,7 +203,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
         bpf_object__for_each_program(prog, fam->skeleton.obj)
         {
             auto [kind, tp] = split_section(bpf_program__section_name(prog));
-            bool wanted = kind == hook_prefix(hook);
+            bool wanted = kind == hook_prefix(hook) && matches_arity(bpf_program__name(prog), tp, features);
             if (wanted) {
                 bool required = std::find(spec.required.begin(), spec.required.end(), tp) != spec.required.end();
                 if (!required && features.btf && !features.has_btf_tracepoint(tp)) {
@@ -200,7 +214,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                 }
             }
             bpf_program__set_autoload(prog, wanted);
-            if (wanted)
+            if (wanted && std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
                 fam->tracepoints.push_back(tp);
         }
         bpf_map* map;
