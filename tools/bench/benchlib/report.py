@@ -36,6 +36,8 @@ def machine():
         ("bpftrace", sh("bpftrace --version 2>/dev/null") or "not installed"),
         ("strace", sh("strace -V 2>/dev/null | head -1") or "not installed"),
         ("date (UTC)", sh("date -u '+%Y-%m-%d %H:%M'")),
+        # Other work on the machine makes every figure noisier: say how busy it was.
+        ("load average at the end (1/5/15 min)", " / ".join(open("/proc/loadavg").read().split()[:3])),
     ]
 
 
@@ -71,6 +73,8 @@ def _workload_table(wl):
     floor_add = by["floor"].added if "floor" in by else None
     bt_add = by["bpftrace"].added if "bpftrace" in by else None
     for r in wl["rows"]:
+        if r.variant == "baseline":
+            r.added = r.slowdown_pct = None  # the reference itself: no cost to show
         calls = "-" if all(c is None for c in r.calls) else ", ".join(str(c) for c in sorted(set(r.calls)))
         if per_call and wl["expected"] is not None and r.variant != "baseline":
             calls += " (%s of %d)" % ("exact" if r.counts_exact(wl["expected"]) else "NOT exact", wl["expected"])
