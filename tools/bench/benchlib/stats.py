@@ -46,6 +46,13 @@ def rows(workload, variants, samples):
     return [Row(workload, v, samples.get(v, []), base) for v in variants if samples.get(v)]
 
 
+def noise_pct(row):
+    """Half the baseline's min-max spread, as % of its median: a slowdown
+    smaller than this cannot be told from the machine's own variation."""
+    lo, hi = row.spread
+    return 50.0 * (hi - lo) / row.med if row.med else None
+
+
 def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
