@@ -59,7 +59,7 @@ def ratio(a, b):
 
 def overhead_shares(row):
     """Median shares of the job's CPU time from iolens's own accounting
-    (capture.overhead), when the binary has it: (bpf %, recorder %)."""
+    (capture.cost), when the binary has it: (bpf %, recorder %)."""
     bpf, rec = [], []
     for o in row.overhead:
         job = o.get("job_cpu_ns")

@@ -3,7 +3,7 @@
 Each variant's result() returns (calls, lost, extra): calls is the number of
 pread64 (floor, bpftrace, strace) or read-class calls (iolens) it saw, or None
 when it does not count; lost is its lost-event count (None if it has no such
-notion); extra holds anything worth reporting (iolens's capture.overhead)."""
+notion); extra holds anything worth reporting (iolens's capture.cost)."""
 
 import json
 import os
@@ -114,7 +114,9 @@ class Iolens:
         with open(os.path.join(tmp, "rec.json")) as f:
             rep = json.load(f)
         cap = rep.get("capture", {})
-        extra = dict(cap.get("overhead") or {})  # the lead's overhead accounting, when present
+        # iolens's own cost accounting (capture.cost, docs/report-schema.md;
+        # "overhead" was its working name), when the binary has it.
+        extra = dict(cap.get("cost") or cap.get("overhead") or {})
         extra["events"] = cap.get("events")
         extra["kernel_counters"] = cap.get("kernel_counters")
         os.unlink(os.path.join(tmp, "rec.iolens"))  # recordings of long runs are large
