@@ -6,12 +6,21 @@ trains for E epochs over it with torchvision.datasets.ImageFolder + ToTensor
 and a DataLoader(num_workers=2, shuffle=True): every epoch forks two worker
 processes that open and decode the images. With --markers it announces epochs,
 steps and the end through tools/markers/iolens_markers.py (docs/markers.md).
+With --report it prints one line with its elapsed time (tools/bench).
 
 Needs torch, torchvision and PIL (Debian: python3-torch, python3-torchvision,
-python3-pil); downloads nothing. Prints nothing except errors.
+python3-pil); downloads nothing. Prints nothing except errors (and the
+--report line).
 
     /usr/bin/python3 tools/workload/torch_job.py --data /tmp/imgs --images 64 --epochs 2 --markers
 """
+
+import time
+
+# Taken before any import that touches the disk, so --report's elapsed time
+# covers the job's whole file activity after interpreter start (the torch
+# imports included), as a tracer sees it.
+_START_NS = time.monotonic_ns()
 
 import argparse
 import os
@@ -53,6 +62,8 @@ def main():
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2, help="DataLoader num_workers (default 2)")
     ap.add_argument("--markers", action="store_true", help="call iolens_markers epoch/step/end")
+    ap.add_argument("--report", action="store_true",
+                    help="print 'torch_job epochs=E images=N elapsed_ns=T' at the end (the benchmark's timing)")
     args = ap.parse_args()
     if args.images < CLASSES:
         ap.error("--images must be at least %d (one per class)" % CLASSES)
@@ -90,6 +101,9 @@ def main():
             step += 1
     if mk:
         mk.end()
+    if args.report:
+        print("torch_job epochs=%d images=%d elapsed_ns=%d" % (args.epochs, len(ds), time.monotonic_ns() - _START_NS),
+              flush=True)
 
 
 if __name__ == "__main__":

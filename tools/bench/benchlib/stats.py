@@ -1,0 +1,77 @@
+"""Medians, added cost and ratios from the raw per-round samples, and the
+issue's targets judged on them. Nothing here measures anything."""
+
+import statistics
+
+# Issue #5's targets.
+MAX_VS_FLOOR = 1.5      # (a): iolens added ns/call <= 1.5x the floor probe's
+MAX_VS_BPFTRACE = 0.5   # (a): ... and <= half of bpftrace's
+MAX_JOB_SLOWDOWN = 2.0  # (c), (d): % slower than baseline
+MAX_REPORT_S = 3.0      # iolens report of 10M events
+MAX_REPORT_RSS_MIB = 256
+MAX_ATTACH_S = 0.5
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+class Row:
+    """One (workload, variant): its samples and what they come to."""
+
+    def __init__(self, workload, variant, samples, base_median):
+        self.workload = workload
+        self.variant = variant
+        self.metric = [s["metric"] for s in samples]
+        self.med = median(self.metric)
+        self.spread = (min(self.metric), max(self.metric)) if self.metric else (None, None)
+        self.cpu_s = median([s["cpu_s"] for s in samples])
+        self.max_rss_kib = max(s["max_rss_kib"] for s in samples) if samples else None
+        self.calls = [s["calls"] for s in samples]
+        self.lost = [s["lost"] for s in samples]
+        self.overhead = [s["extra"] for s in samples]
+        self.added = self.med - base_median if self.med is not None and base_median is not None else None
+        self.slowdown_pct = 100.0 * self.added / base_median if self.added is not None and base_median else None
+
+    def counts_exact(self, expected):
+        """True when every round counted exactly the expected calls and lost nothing."""
+        if expected is None or any(c is None for c in self.calls):
+            return None
+        return all(c == expected for c in self.calls) and all((l or 0) == 0 for l in self.lost)
+
+
+def rows(workload, variants, samples):
+    """samples: {variant name: [sample dict, ...]} for one workload."""
+    base = median([s["metric"] for s in samples.get("baseline", [])])
+    return [Row(workload, v, samples.get(v, []), base) for v in variants if samples.get(v)]
+
+
+def noise_pct(row):
+    """Half the baseline's min-max spread, as % of its median: a slowdown
+    smaller than this cannot be told from the machine's own variation."""
+    lo, hi = row.spread
+    return 50.0 * (hi - lo) / row.med if row.med else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def overhead_shares(row):
+    """Median shares of the job's CPU time from iolens's own accounting
+    (capture.cost), when the binary has it: (bpf %, recorder %)."""
+    bpf, rec = [], []
+    for o in row.overhead:
+        job = o.get("job_cpu_ns")
+        if not job:
+            continue
+        if o.get("bpf_run_ns") is not None:
+            bpf.append(100.0 * o["bpf_run_ns"] / job)
+        if o.get("recorder_cpu_ns") is not None:
+            rec.append(100.0 * o["recorder_cpu_ns"] / job)
+    return median(bpf), median(rec)
+
+
+def overhead_value(row, key):
+    vals = [o[key] for o in row.overhead if o.get(key) is not None]
+    return median(vals)
