@@ -2,6 +2,8 @@
 # Installs everything iolens needs to build and test on Debian 12, as root.
 # (python3-torch and torchvision: the privileged test that profiles a real
 # PyTorch DataLoader job; they are Debian's, used with /usr/bin/python3.)
+# (qemu-system-x86 ... debian-archive-keyring: tools/kernel-matrix, which boots
+# Debian kernels in software emulation and runs iolens self-test inside.)
 set -eu
 if [ "$(id -u)" != 0 ]; then
     echo "tools/install-deps.sh: run as root (it installs Debian packages)" >&2
@@ -14,5 +16,6 @@ apt-get install -y -qq --no-install-recommends \
     libbpf-dev bpftool libelf-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
     strace \
+    qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
     python3-torch python3-torchvision python3-pil >/dev/null
 echo "tools/install-deps.sh: dependencies installed"
