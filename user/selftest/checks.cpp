@@ -96,6 +96,13 @@ public:
         return nullptr;
     }
 
+    // Adds what explains the last check's result, if it has no reason yet.
+    void annotate_last(const std::string& reason)
+    {
+        if (!checks_.empty() && checks_.back().reason.empty())
+            checks_.back().reason = reason;
+    }
+
     std::vector<Check> take() { return std::move(checks_); }
 
 private:
@@ -136,7 +143,12 @@ std::vector<Check> evaluate(const model::Report& report, const RunFacts& f)
 
     // The workload itself: if it did not do its plan, no count can be judged.
     c.equal("workload exit status", "process", 0, uint64_t(f.driver_status < 0 ? 255 : f.driver_status));
+    std::string lost_detail;  // which counters, so a FAIL says where events went
+    for (const auto& [what, n] : cap.lost_detail)
+        lost_detail += (lost_detail.empty() ? "" : ", ") + what + " " + std::to_string(n);
     c.equal("events lost", "syscalls", 0, cap.lost_events);
+    if (cap.lost_events)
+        c.annotate_last(lost_detail);
     c.equal("processes traced (driver + 3 workers)", "process", 4, report.processes.size());
 
     // Per worker: parent, then every syscall class, exactly.
