@@ -81,6 +81,12 @@ def verdict_cell(r):
     text = "%s (%d passed, %d failed, %d unavailable)" % (word, c["pass"], c["fail"], c["unavailable"])
     if st.get("record_error"):
         text += ": " + st["record_error"]
+    else:
+        failed = ["%s (expected %s, got %s%s)" % (c["name"], c["expected"], c["got"],
+                                                 ": " + c["reason"] if c["reason"] else "")
+                  for c in st["checks"] if c["verdict"] == "FAIL"]
+        if failed:
+            text += ": " + "; ".join(failed)
     return text
 
 
