@@ -1,5 +1,6 @@
 #include "selftest/verdict.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,13 +36,20 @@ void print_outcome(const Outcome& o)
             std::printf("%-10s %-9s %s\n", p.name.c_str(), p.attached ? "yes" : "no",
                         p.attached ? p.hook.c_str() : p.reason.c_str());
     }
-    std::printf("\n%-52s %-12s %-12s %s\n", "check", "expected", "got", "verdict");
+    // Columns as wide as their longest entry (a read-size histogram is long).
+    int name_w = 5, value_w = 8;
+    for (const auto& c : o.checks) {
+        name_w = std::max(name_w, static_cast<int>(c.name.size()));
+        value_w = std::max({value_w, static_cast<int>(c.expected.size()), static_cast<int>(c.got.size())});
+    }
+    std::printf("\n%-*s  %-*s  %-*s  %s\n", name_w, "check", value_w, "expected", value_w, "got", "verdict");
     for (const auto& c : o.checks) {
         std::string v = verdict_name(c.verdict);
         if (!c.reason.empty())
             v += " (" + c.reason + ")";
-        std::printf("%-52s %-12s %-12s %s\n", c.name.c_str(), c.expected.empty() ? "-" : c.expected.c_str(),
-                    c.got.empty() ? "-" : c.got.c_str(), v.c_str());
+        std::printf("%-*s  %-*s  %-*s  %s\n", name_w, c.name.c_str(), value_w,
+                    c.expected.empty() ? "-" : c.expected.c_str(), value_w, c.got.empty() ? "-" : c.got.c_str(),
+                    v.c_str());
     }
     auto t = tally(o);
     std::printf("\nself-test %s: %zu passed, %zu failed, %zu unavailable\n", passed(o) ? "PASSED" : "FAILED", t.pass,
