@@ -71,6 +71,21 @@ TEST_F(SelfTest, PassesWithExactCountsOnThisKernel)
     EXPECT_NE(stat(v["dir"].get<std::string>().c_str(), &st), 0);
 }
 
+TEST_F(SelfTest, RawTracepointFallbackGivesTheSameCounts)
+{
+    last = run({iolens_bin(), "self-test", "--force-hook", "raw_tp", "--dir", "/var/tmp", "--json",
+                out / "raw.json"});
+    ASSERT_EQ(last.exit_status, 0) << last.out << last.err;
+    auto v = load_json(out / "raw.json");
+    EXPECT_EQ(v["force_hook"], "raw_tp");
+    for (const auto& p : v["probes"])
+        if (p["attached"] == true)
+            EXPECT_EQ(p["hook"].get<std::string>().rfind("raw_tp/", 0), 0u) << p.dump();
+    EXPECT_EQ(check(v, "B read calls")["got"], "14");
+    EXPECT_EQ(check(v, "B read sizes (log2 bucket:count)")["got"], "4096:7 8192:3 65536:3 1048576:1");
+    EXPECT_EQ(v["counts"]["fail"], 0);
+}
+
 TEST_F(SelfTest, MemoryFileSystemReportsColdChecksUnavailable)
 {
     struct statfs sf{};

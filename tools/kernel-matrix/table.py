@@ -42,11 +42,12 @@ def load(results, name):
             r["status"] = f.read().strip()
     except OSError:
         r["status"] = "no result"
-    try:
-        with open(os.path.join(d, "selftest.json")) as f:
-            r["selftest"] = json.load(f)
-    except (OSError, ValueError):
-        r["selftest"] = None
+    for key, fname in (("selftest", "selftest.json"), ("raw", "selftest-raw.json")):
+        try:
+            with open(os.path.join(d, fname)) as f:
+                r[key] = json.load(f)
+        except (OSError, ValueError):
+            r[key] = None
     return r
 
 
@@ -70,10 +71,10 @@ def family_cell(r, family):
     return "?"
 
 
-def verdict_cell(r):
+def verdict_cell(r, key="selftest"):
     if r["status"] != "ok":
         return "**not run**: " + r["status"]
-    st = r["selftest"]
+    st = r[key]
     if st is None:
         return "**no verdict** (selftest.json missing)"
     c = st["counts"]
@@ -96,21 +97,23 @@ def table(rows, labels):
     for fam in FAMILIES:
         out.append("| " + fam + " | " + " | ".join(cell(family_cell(r, fam)) for r in rows) + " |")
     out.append("| self-test | " + " | ".join(cell(verdict_cell(r)) for r in rows) + " |")
+    out.append("| self-test, raw_tp forced | " + " | ".join(cell(verdict_cell(r, "raw")) for r in rows) + " |")
     return "\n".join(out)
 
 
 def failed_checks(rows, labels):
     lines = []
-    for r, label in zip(rows, labels):
-        st = r["selftest"]
+    runs = (("selftest", ""), ("raw", " (raw_tp forced)"))
+    for (r, label), (key, run) in ((rl, k) for rl in zip(rows, labels) for k in runs):
+        st = r[key]
         if not st:
             continue
         for c in st["checks"]:
-            if c["verdict"] != "PASS":
-                lines.append("- %s: %s: %s%s" % (
-                    label, c["name"], c["verdict"],
-                    (" (expected %s, got %s)" % (c["expected"], c["got"])) if c["expected"] else "")
-                    + (": " + c["reason"] if c["reason"] else ""))
+            if c["verdict"] == "PASS":
+                continue
+            got = (" (expected %s, got %s)" % (c["expected"], c["got"])) if c["expected"] else ""
+            why = (": " + c["reason"]) if c["reason"] else ""
+            lines.append("- %s%s: %s: %s%s%s" % (label, run, c["name"], c["verdict"], got, why))
     return lines
 
 

@@ -61,6 +61,11 @@ void register_self_test(CLI::App& app, Action& action)
         ->capture_default_str();
     sub->add_option("--json", opts->json_path, "Also write the verdict as JSON to this file");
     sub->add_flag("--keep", opts->run.keep, "Keep the test files and the recording");
+    // Hidden (empty group), as record's: runs the fallback hooks on a kernel
+    // that has the preferred ones (the kernel matrix runs both).
+    sub->add_option("--force-hook", opts->run.force_hook, "Use only tp_btf or raw_tp hooks")
+        ->check(CLI::IsMember({"tp_btf", "raw_tp"}))
+        ->group("");
     sub->footer("Exit status: 0 when no check failed (UNAVAILABLE checks do not fail), 1 otherwise.");
     sub->callback([opts, &action]() { action = [opts]() { return run_self_test(*opts); }; });
 

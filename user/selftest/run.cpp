@@ -69,6 +69,7 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
     ScratchGuard guard{prepared->dir, opt.keep};
     Outcome out;
     out.scratch_dir = prepared->dir;
+    out.force_hook = opt.force_hook;
     out.storage = prepared->storage;
 
     RunFacts facts;
@@ -95,6 +96,7 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
     ro.command = {self_exe(), kWorkloadCommand, "--dir", prepared->dir, "--report-fd", std::to_string(child_end)};
     ro.output_path = prepared->dir + "/selftest.iolens";
     ro.force = true;
+    ro.probe.force_hook = opt.force_hook;
     // Evict as late as possible: loading the probes takes a while, and
     // nothing touches cold.bin in between.
     auto c = evict(cold);

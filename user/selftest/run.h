@@ -18,10 +18,12 @@ inline constexpr const char* kWorkloadCommand = "__self-test-workload";
 struct Options {
     std::string base_dir = "/var/tmp";  // where the scratch directory is created
     bool keep = false;                  // leave the scratch directory (and the recording) behind
+    std::string force_hook;             // "tp_btf" or "raw_tp": test that fallback path only
 };
 
 struct Outcome {
     std::string scratch_dir;
+    std::string force_hook;  // as asked (empty: the best hook per family)
     Storage storage;
     std::vector<model::ProbeStatus> probes;  // as attached for the run
     std::vector<Check> checks;

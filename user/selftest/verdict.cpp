@@ -61,6 +61,7 @@ nlohmann::json outcome_json(const Outcome& o, const probes::Features& f)
     nlohmann::json j;
     j["kernel"] = f.kernel_release;
     j["verdict"] = passed(o) ? "pass" : "fail";
+    j["force_hook"] = o.force_hook;
     auto t = tally(o);
     j["counts"] = {{"pass", t.pass}, {"fail", t.fail}, {"unavailable", t.unavailable}};
     j["dir"] = o.scratch_dir;
