@@ -37,6 +37,7 @@ done
 [ -n "$moddir" ] || { echo "fetch-kernel: no modules directory in $pkg" >&2; exit 1; }
 release=$(ls "$moddir")
 [ -f "$dir/root/boot/vmlinuz-$release" ] || { echo "fetch-kernel: no vmlinuz-$release in $pkg" >&2; exit 1; }
-rm -rf "$dir/apt"  # the lists are only needed to resolve the package once
+# The lists were only needed to resolve the package, the .deb only to unpack it.
+rm -rf "$dir/apt" "$dir/deb"
 printf 'package=%s\nrelease=%s\nvmlinuz=%s\nmodules=%s\n' "$pkg" "$release" \
     "$dir/root/boot/vmlinuz-$release" "$moddir/$release" >"$dir/ready"
