@@ -4,6 +4,8 @@
 # PyTorch DataLoader job; they are Debian's, used with /usr/bin/python3.)
 # (bpftrace, strace and time: the overhead benchmark's reference tracers,
 # tools/bench/run and docs/benchmarks.md.)
+# (qemu-system-x86 ... debian-archive-keyring: tools/kernel-matrix, which boots
+# Debian kernels in software emulation and runs iolens self-test inside.)
 set -eu
 if [ "$(id -u)" != 0 ]; then
     echo "tools/install-deps.sh: run as root (it installs Debian packages)" >&2
@@ -16,5 +18,6 @@ apt-get install -y -qq --no-install-recommends \
     libbpf-dev bpftool libelf-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
     strace bpftrace time \
+    qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
     python3-torch python3-torchvision python3-pil >/dev/null
 echo "tools/install-deps.sh: dependencies installed"

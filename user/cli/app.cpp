@@ -19,6 +19,7 @@ void build_app(CLI::App& app, Action& action)
     register_record(app, action);
     register_report(app, action);
     register_check(app, action);
+    register_self_test(app, action);
 }
 
 }  // namespace iolens::cli

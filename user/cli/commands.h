@@ -12,6 +12,7 @@ using Action = std::function<int()>;
 void register_record(CLI::App& app, Action& action);
 void register_report(CLI::App& app, Action& action);
 void register_check(CLI::App& app, Action& action);
+void register_self_test(CLI::App& app, Action& action);
 
 // Builds the whole command line; `main` and the CLI tests share it.
 void build_app(CLI::App& app, Action& action);

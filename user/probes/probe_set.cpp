@@ -34,11 +34,19 @@ std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
 {
-    char buf[1024];
-    vsnprintf(buf, sizeof(buf), fmt, args);
-    size_t n = strlen(buf);
-    while (n && buf[n - 1] == '\n')
-        buf[--n] = 0;
+    // Sized to the message: a verifier log runs to many kilobytes, and its
+    // last lines (the rejection) are the ones that matter.
+    va_list copy;
+    va_copy(copy, args);
+    int len = vsnprintf(nullptr, 0, fmt, copy);
+    va_end(copy);
+    if (len < 0)
+        return 0;
+    std::string buf(static_cast<size_t>(len) + 1, '\0');
+    vsnprintf(buf.data(), buf.size(), fmt, args);
+    buf.resize(static_cast<size_t>(len));
+    while (!buf.empty() && buf.back() == '\n')
+        buf.pop_back();
     if (level == LIBBPF_WARN)
         spdlog::debug("libbpf: {}", buf);  // load failures are explained by us, at warn or error
     else

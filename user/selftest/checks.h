@@ -1,0 +1,46 @@
+#pragma once
+// Compares the report iolens produced for the self-test's workload with what
+// the workload is known to have done (selftest/scenario.h). Pure: no kernel,
+// no files, so the verdict logic is unit-tested on synthetic reports.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/report.h"
+#include "selftest/prepare.h"
+#include "selftest/scenario.h"
+
+namespace iolens::selftest {
+
+enum class Verdict { Pass, Fail, Unavailable };
+const char* verdict_name(Verdict v);  // "PASS", "FAIL", "UNAVAILABLE"
+
+struct Check {
+    std::string name;      // "A read calls"
+    std::string family;    // the probe family whose figure it is ("syscalls", "block", ...)
+    std::string expected;  // empty when unavailable
+    std::string got;
+    Verdict verdict = Verdict::Fail;
+    std::string reason;    // why unavailable, or what failed
+};
+
+// What the self-test knows about its own run, besides the report.
+struct RunFacts {
+    uint32_t driver_pid = 0;
+    int driver_status = 0;
+    std::map<char, uint32_t> worker_pid;  // role -> pid, as the driver reported
+    std::map<char, int> worker_status;
+    Prepared prepared;
+    Residency warm_before;  // just before recording
+    Residency cold_before;
+};
+
+std::vector<Check> evaluate(const model::Report& report, const RunFacts& facts);
+
+// "512:5 4096:16 ..." (power-of-two bucket lower bound : count) of the reads
+// a worker plan makes, and of a histogram, so the two compare as text.
+std::string expected_read_buckets(const WorkerPlan& plan);
+std::string bucket_text(const model::Histogram& h);
+
+}  // namespace iolens::selftest

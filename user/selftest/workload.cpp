@@ -1,0 +1,203 @@
+#include "selftest/workload.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "selftest/scenario.h"
+
+namespace iolens::selftest {
+
+namespace {
+
+// The workers' buffer lives in .bss: allocating it after fork would be an
+// anonymous mmap (not counted, but not ours to rely on either).
+alignas(4096) char g_buf[1 << 20];
+
+struct Pipes {
+    int to_worker[2] = {-1, -1};    // driver writes, worker reads
+    int from_worker[2] = {-1, -1};  // worker writes, driver reads
+};
+
+// A worker that fails says so on stderr and exits 1; the self-test then
+// reports the workload as failed instead of comparing counts.
+[[noreturn]] void die(char role, const char* what)
+{
+    char msg[256];
+    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, std::strerror(errno));
+    (void)!write(2, msg, static_cast<size_t>(n));
+    _exit(1);
+}
+
+// Moves exactly n bytes through a pipe (a pipe read may return less).
+bool read_full(int fd, char* p, size_t n)
+{
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        n -= static_cast<size_t>(r);
+    }
+    return true;
+}
+
+void pipe_in(char role, const Pipes& p, uint64_t messages, uint64_t size)
+{
+    for (uint64_t i = 0; i < messages; i++)
+        if (!read_full(p.to_worker[0], g_buf, size))
+            die(role, "reading the driver's pipe");
+}
+
+void pipe_out(char role, const Pipes& p, uint64_t messages, uint64_t size)
+{
+    std::memset(g_buf, role, size);
+    for (uint64_t i = 0; i < messages; i++)
+        if (write(p.from_worker[1], g_buf, size) != static_cast<ssize_t>(size))
+            die(role, "writing the driver's pipe");
+}
+
+void close_pipes(char role, const Pipes& p)
+{
+    if (close(p.to_worker[0]) != 0 || close(p.from_worker[1]) != 0)
+        die(role, "closing its pipe ends");
+}
+
+// Each syscall below is one the checks count: keep scenario.cpp's
+// expected_warm() in step with any change here.
+[[noreturn]] void warm_worker(const std::string& dir, const WorkerPlan& w, const Pipes& p)
+{
+    pipe_in(w.role, p, w.pipe_messages, w.pipe_message_size);
+    int fd = open((dir + "/" + kWarmFile).c_str(), O_RDONLY);
+    if (fd < 0)
+        die(w.role, "opening sizes.bin");
+    struct stat st{};
+    if (fstat(fd, &st) != 0)
+        die(w.role, "fstat of sizes.bin");
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        die(w.role, "lseek on sizes.bin");
+    for (const auto& r : w.reads) {
+        for (uint64_t i = 0; i < r.count; i++) {
+            // Odd offsets for pread, inside the first MiB (the file has 4).
+            ssize_t n = r.positional ? pread(fd, g_buf, r.size, static_cast<off_t>(7 + i * 3 * r.size))
+                                     : read(fd, g_buf, r.size);
+            if (n != static_cast<ssize_t>(r.size))
+                die(w.role, "short read of sizes.bin");
+        }
+    }
+    int out = open((dir + "/" + out_file(w.role)).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0)
+        die(w.role, "creating its output file");
+    std::memset(g_buf, w.role, w.write_size);
+    for (uint64_t i = 0; i < w.write_count; i++)
+        if (write(out, g_buf, w.write_size) != static_cast<ssize_t>(w.write_size))
+            die(w.role, "writing its output file");
+    if (fsync(out) != 0)
+        die(w.role, "fsync of its output file");
+    if (close(out) != 0 || close(fd) != 0)
+        die(w.role, "closing its files");
+    pipe_out(w.role, p, w.pipe_messages, w.pipe_message_size);
+    close_pipes(w.role, p);
+    _exit(0);
+}
+
+// See expected_cold().
+[[noreturn]] void cold_worker(const std::string& dir, const Pipes& p)
+{
+    pipe_in('C', p, kColdPipeMessages, kColdPipeMessageSize);
+    int fd = open((dir + "/" + kColdFile).c_str(), O_RDONLY);
+    if (fd < 0)
+        die('C', "opening cold.bin");
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, g_buf, kColdChunk);
+        if (n < 0)
+            die('C', "reading cold.bin");
+        if (n == 0)
+            break;
+        total += static_cast<uint64_t>(n);
+    }
+    if (total != kColdFileSize) {
+        errno = EIO;
+        die('C', "cold.bin is not the size the self-test wrote");
+    }
+    if (close(fd) != 0)
+        die('C', "closing cold.bin");
+    pipe_out('C', p, kColdPipeMessages, kColdPipeMessageSize);
+    close_pipes('C', p);
+    _exit(0);
+}
+
+struct Started {
+    char role;
+    pid_t pid;
+    Pipes pipes;
+    uint64_t messages, size;
+};
+
+}  // namespace
+
+int run_workload(const std::string& dir, int report_fd)
+{
+    std::vector<Started> workers;
+    auto start = [&](char role, uint64_t messages, uint64_t size, auto&& body) -> bool {
+        Started s{role, -1, {}, messages, size};
+        if (pipe(s.pipes.to_worker) != 0 || pipe(s.pipes.from_worker) != 0) {
+            std::fprintf(stderr, "iolens self-test: cannot create a pipe: %s\n", std::strerror(errno));
+            return false;
+        }
+        s.pid = fork();
+        if (s.pid < 0) {
+            std::fprintf(stderr, "iolens self-test: cannot fork: %s\n", std::strerror(errno));
+            return false;
+        }
+        if (s.pid == 0)
+            body(s.pipes);
+        workers.push_back(s);
+        return true;
+    };
+    bool ok = true;
+    for (const auto& w : warm_workers())
+        ok = ok && start(w.role, w.pipe_messages, w.pipe_message_size,
+                         [&](const Pipes& p) { warm_worker(dir, w, p); });
+    ok = ok && start('C', kColdPipeMessages, kColdPipeMessageSize, [&](const Pipes& p) { cold_worker(dir, p); });
+
+    // Feed every worker, then drain what each sends back: pipe traffic in both
+    // directions that iolens must not count as file I/O.
+    static char msg[4096];
+    for (auto& s : workers) {
+        std::memset(msg, 'd', s.size);
+        for (uint64_t i = 0; i < s.messages; i++)
+            if (write(s.pipes.to_worker[1], msg, s.size) != static_cast<ssize_t>(s.size))
+                ok = false;
+    }
+    for (auto& s : workers)
+        for (uint64_t i = 0; i < s.messages; i++)
+            if (!read_full(s.pipes.from_worker[0], msg, s.size))
+                ok = false;
+
+    std::string lines;
+    for (auto& s : workers) {
+        int st = 0;
+        while (waitpid(s.pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        ok = ok && status == 0;
+        lines += std::string(1, s.role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
+    }
+    if (write(report_fd, lines.data(), lines.size()) != static_cast<ssize_t>(lines.size())) {
+        std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", std::strerror(errno));
+        return 1;
+    }
+    return ok ? 0 : 1;
+}
+
+}  // namespace iolens::selftest
