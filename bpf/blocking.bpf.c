@@ -10,6 +10,7 @@
  * two bitmap tests.
  */
 #include "common.bpf.h"
+#include "thread_state.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

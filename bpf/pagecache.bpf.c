@@ -16,6 +16,7 @@
  * loads a program only where its tracepoint exists).
  */
 #include "common.bpf.h"
+#include "thread_state.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -41,24 +42,40 @@ static __always_inline void remember_folio(struct folio *folio)
 	bpf_map_update_elem(&job_folios, &key, &one, BPF_ANY);
 }
 
-/* folio->flags is an unsigned long on every kernel with folios (6.18 wraps it
- * in memdesc_flags_t, same size and place): read it raw. */
+/* Before 6.17 folio->flags is a plain unsigned long; 6.17 wrapped it in
+ * memdesc_flags_t (same size and place). CO-RE treats the two as different
+ * fields, so each kernel takes the branch that matches its type. */
+struct folio___pre617 {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u64 folio_flags(struct folio *folio)
 {
+	struct folio___pre617 *old = (void *)folio;
 	__u64 flags = 0;
 
+	if (bpf_core_field_exists(old->flags))
+		return BPF_CORE_READ(old, flags);
 	bpf_probe_read_kernel(&flags, sizeof(flags), __builtin_preserve_access_index(&folio->flags));
 	return flags;
 }
 
-/* Bytes in a folio: a large folio (PG_head) keeps its order in the low byte
- * of _flags_1 (6.x: folio_order()). */
+/* Until 6.6 a large folio's order has a field of its own, _folio_order. */
+struct folio___pre66 {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+/* Bytes in a folio: a large folio (PG_head) keeps its order in _folio_order
+ * (before 6.6) or in the low byte of _flags_1 (6.6+: folio_order()). */
 static __always_inline __u64 folio_bytes(struct folio *folio, __u64 flags)
 {
+	struct folio___pre66 *old = (void *)folio;
 	__u64 order = 0;
 
 	if (flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head))) {
-		if (bpf_core_field_exists(folio->_flags_1))
+		if (bpf_core_field_exists(old->_folio_order))
+			order = BPF_CORE_READ(old, _folio_order);
+		else if (bpf_core_field_exists(folio->_flags_1))
 			order = BPF_CORE_READ(folio, _flags_1) & 0xff;
 	}
 	return (__u64)IOLENS_PAGE_SIZE << (order & 31);

@@ -10,6 +10,7 @@
  * accepts. Per-thread in-flight state lives in task storage.
  */
 #include "common.bpf.h"
+#include "thread_state.bpf.h"
 #include "file.bpf.h"
 #include "syscall_nr.bpf.h"
 

@@ -14,7 +14,7 @@ const std::vector<FamilySpec>& family_specs()
          {{"mm_filemap_fault", "major fault counts"},
           {"page_cache_sync_ra", "synchronous readahead counts and bytes"},
           {"page_cache_async_ra", "asynchronous readahead counts and bytes"}},
-         false, true, false, true},
+         false, true, false, true, true},
         {"blocking", "time blocked off CPU inside file syscalls", {"sched_switch"}, {}, false, false, false,
          true},
         {"block", "block requests: latency, queue time, size, depth, submitter",
@@ -52,6 +52,13 @@ std::vector<Variant> candidate_variants(const Features& f, const FamilySpec& spe
     return v;
 }
 
+std::string unsupported_reason(const Features& f, const FamilySpec& spec)
+{
+    if (spec.needs_folio && f.btf && !f.folio)
+        return "kernel before 5.16: its page-cache tracepoints pass pages, not folios (not supported)";
+    return "";
+}
+
 std::string object_name(const FamilySpec& spec, Variant v)
 {
     return v == Variant::Standard ? spec.name : spec.name + "_" + variant_name(v);
@@ -84,6 +91,10 @@ FamilyPlan plan(const Features& f, const FamilySpec& spec)
             missing.push_back(tp);
     if (!f.btf) {
         p.reason = "no kernel BTF (/sys/kernel/btf/vmlinux): CO-RE cannot relocate the programs";
+        return p;
+    }
+    if (auto why = unsupported_reason(f, spec); !why.empty()) {
+        p.reason = why;
         return p;
     }
     if (!missing.empty()) {

@@ -33,6 +33,7 @@ struct FamilySpec {
     bool has_raw_tp = true;                 // a raw_tp fallback exists (else tp_btf only)
     bool has_direct = false;                // a Direct build exists
     bool has_legacy = false;                // a Legacy build exists (the family keeps thread state)
+    bool needs_folio = false;               // reads struct folio (page-cache tracepoints, 5.16+)
 };
 
 const std::vector<FamilySpec>& family_specs();
@@ -45,6 +46,9 @@ const FamilySpec* find_family(const std::string& name);
 // alone, never on another family's load.
 std::vector<Variant> candidate_variants(const Features& features, const FamilySpec& spec,
                                         const std::string& force_variant = "");
+// Why this kernel cannot run the family at all, whatever the hook (before
+// trying to load it), or empty.
+std::string unsupported_reason(const Features& features, const FamilySpec& spec);
 // "<name>" or "<name>_<variant>": the BPF object (skeleton) of that build.
 std::string object_name(const FamilySpec& spec, Variant v);
 

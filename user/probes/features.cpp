@@ -93,6 +93,12 @@ Features Features::probe()
         const unsigned n = btf__type_cnt(btf);
         for (unsigned id = 1; id < n; id++) {
             const struct btf_type* t = btf__type_by_id(btf, id);
+            if (btf_is_struct(t)) {
+                const char* name = btf__name_by_offset(btf, t->name_off);
+                if (name && std::strcmp(name, "folio") == 0)
+                    f.folio = true;
+                continue;
+            }
             if (btf_is_func(t)) {
                 const char* name = btf__name_by_offset(btf, t->name_off);
                 if (name && std::strcmp(name, "bpf_rdonly_cast") == 0)

@@ -17,6 +17,7 @@ struct Features {
     bool cap_sys_resource = false;
     bool task_storage = false;     // BPF_MAP_TYPE_TASK_STORAGE
     bool ringbuf = false;          // BPF_MAP_TYPE_RINGBUF
+    bool folio = false;            // struct folio in the BTF (5.16+): the page-cache tracepoints pass folios
     bool kfunc_rdonly_cast = false;  // the bpf_rdonly_cast kfunc (6.2+), in the kernel's BTF
     unsigned pid_max = 4194304;
 

@@ -268,6 +268,11 @@ Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const
     // The process family comes first (family_specs order) and creates the
     // shared maps; every other family reuses them.
     for (const auto& spec : family_specs()) {
+        if (auto why = unsupported_reason(features, spec); !why.empty() && !spec.essential) {
+            spdlog::warn("{}: {}", spec.name, why);
+            set->statuses_.push_back({spec.name, "", false, why});
+            continue;
+        }
         auto fam = load_family(spec, features, options, set->shared_maps_);
         if (!fam) {
             if (spec.essential)

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-thread state shared by the families that follow a thread through a
+ * syscall (syscalls, pagecache, blocking). Only those include this header:
+ * a family that declares the state map carries it into its object, and on
+ * kernels without task storage even an unused task-storage map fails the
+ * whole object's load.
+ */
+#ifndef IOLENS_THREAD_STATE_BPF_H
+#define IOLENS_THREAD_STATE_BPF_H
+
+#include "common.bpf.h"
+
+/* What a tracked thread is doing, kept in task storage: the syscall in
+ * flight (saved at entry, completed at exit) and what the page-cache and
+ * scheduler probes observed meanwhile. */
+struct iolens_thread_state {
+	__u64 start_ns;
+	__u64 args[6];
+	__u16 nr;
+	__u8 op;
+	__u8 active;         /* a classified syscall is in flight */
+	__u32 close_dev;     /* close: the file is gone by exit, so identify it at entry */
+	__u64 close_ino;
+	__u32 close_mode;
+	__u8 close_has_file;
+	__u8 fault_pending;  /* a file page fault began; its first page-in is a major fault */
+	__u16 ra_sync;       /* readahead started during the syscall */
+	__u16 ra_async;
+	__u16 pad0;
+	__u32 pad1;
+	__u64 cache_in_bytes;  /* pages brought in during the syscall */
+	__u64 readahead_bytes; /* ... after it started readahead */
+	__u64 blocked_ns;      /* uninterruptible off-CPU time during the syscall */
+	__u64 offcpu_since_ns; /* switched out uninterruptibly at this time, or 0 */
+	__u64 main_offcpu_since_ns; /* main thread: went to sleep at this time, or 0 */
+	__u32 main_offcpu_state;
+	__u32 pad2;
+};
+
+/*
+ * Where that state lives depends on the build variant (CMake compiles the
+ * families that keep it twice; user space picks by feature probing):
+ *  - default: task storage, freed with the task, found without hashing;
+ *  - IOLENS_LEGACY (kernels before 5.11, which have neither task storage for
+ *    tracing programs nor bpf_get_current_task_btf()): an LRU hash keyed by
+ *    thread id. Entries of exited threads are never deleted; the LRU recycles
+ *    them, and a reused thread id starts clean because sys_enter resets the
+ *    state before every traced call.
+ * iolens_current_state() is the running thread's state; iolens_task_state()
+ * another task's (the scheduler probe sees two). create: allocate if absent.
+ */
+#ifdef IOLENS_LEGACY
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct iolens_thread_state);
+	__uint(max_entries, 32768);
+} iolens_threads_by_tid SEC(".maps");
+
+static const struct iolens_thread_state iolens_state_zero;
+
+static __always_inline struct iolens_thread_state *iolens_state_of_tid(__u32 tid, bool create)
+{
+	struct iolens_thread_state *st = bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+
+	if (st || !create)
+		return st;
+	bpf_map_update_elem(&iolens_threads_by_tid, &tid, &iolens_state_zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+}
+#define iolens_current_state(create) iolens_state_of_tid((__u32)bpf_get_current_pid_tgid(), (create))
+#define iolens_task_state(task, create) iolens_state_of_tid(BPF_CORE_READ((task), pid), (create))
+#else
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct iolens_thread_state);
+} iolens_threads SEC(".maps");
+
+#define iolens_task_state(task, create)                                                   \
+	((struct iolens_thread_state *)bpf_task_storage_get(&iolens_threads, (task), 0,   \
+		(create) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0))
+#define iolens_current_state(create) iolens_task_state(bpf_get_current_task_btf(), (create))
+#endif
+
+#endif /* IOLENS_THREAD_STATE_BPF_H */
