@@ -20,16 +20,18 @@
  * the per-event cost low; the consumer also polls on a short timer. */
 const volatile __u64 iolens_wakeup_bytes = 256 * 1024;
 
-/* Tracked processes: one bit per tgid, so the hot-path filter is an inlined
- * array lookup and a mask rather than a hash lookup. Sized by user space from
- * /proc/sys/kernel/pid_max; mmap-able so user space can set bits atomically
- * without racing the kernel's own updates to the same word. */
+/* Tracked processes: one byte per tgid (8 per array slot), so the hot-path
+ * filter is an inlined array lookup and a byte load, and updates are plain
+ * byte stores: kernels before 5.12 have no atomic OR/AND for BPF, and a byte
+ * store never clobbers a neighbour's byte that another CPU (or user space,
+ * through the mmap-able map) writes at the same time. Sized by user space
+ * from /proc/sys/kernel/pid_max (4 MiB at the largest pid_max). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, 65536); /* 4M pids; resized at load */
+	__uint(max_entries, 524288); /* 4M pids; resized at load */
 } iolens_tracked SEC(".maps");
 
 struct {
@@ -68,32 +70,24 @@ static __always_inline void iolens_count(__u32 counter)
 
 static __always_inline bool iolens_is_tracked(__u32 tgid)
 {
-	__u32 word = tgid >> 6;
-	__u64 *bits = bpf_map_lookup_elem(&iolens_tracked, &word);
-	return bits && (*bits & (1ULL << (tgid & 63)));
+	__u32 slot = tgid >> 3;
+	__u8 *bytes = bpf_map_lookup_elem(&iolens_tracked, &slot);
+	return bytes && bytes[tgid & 7];
 }
 
 static __always_inline void iolens_set_tracked(__u32 tgid, bool on)
 {
-	__u32 word = tgid >> 6;
-	__u64 *bits = bpf_map_lookup_elem(&iolens_tracked, &word);
-	if (!bits) {
+	__u32 slot = tgid >> 3;
+	__u8 *bytes = bpf_map_lookup_elem(&iolens_tracked, &slot);
+
+	if (!bytes) {
 		if (on)
 			iolens_count(IOLENS_CNT_PID_RANGE);
 		return;
 	}
-	if (on)
-		__sync_fetch_and_or(bits, 1ULL << (tgid & 63));
-	else
-		__sync_fetch_and_and(bits, ~(1ULL << (tgid & 63)));
+	bytes[tgid & 7] = on;
 }
 
-/* Wake the consumer each time the unread data crosses a multiple of
- * iolens_wakeup_bytes: `before` and `after` are the unread bytes without and
- * with this record. Waking only at crossings matters: a consumer that falls
- * behind would otherwise be woken by every record (an irq_work each), which
- * measured here as ~300 ns added to every traced syscall. The consumer also
- * polls on a short timer, so a crossing missed in a race is a short delay. */
 static __always_inline __u64 iolens_wakeup_flag(__u64 before, __u64 after)
 {
 	return before / iolens_wakeup_bytes != after / iolens_wakeup_bytes ? BPF_RB_FORCE_WAKEUP
@@ -138,7 +132,9 @@ static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 static __always_inline void iolens_watch_inode(__u32 dev, __u64 ino, __u32 tgid)
 {
 	struct iolens_inode_key key = {.ino = ino, .dev = dev};
-	long err = bpf_map_update_elem(&iolens_watched_inodes, &key, &tgid, BPF_NOEXIST);
+	/* As an int: kernels up to 6.1 at least return map errors zero-extended
+	 * from 32 bits (-EEXIST arrives as 0xffffffef), measured on 5.10 and 6.1. */
+	int err = (int)bpf_map_update_elem(&iolens_watched_inodes, &key, &tgid, BPF_NOEXIST);
 
 	if (err && err != -17 /* EEXIST: already watched */)
 		iolens_count(IOLENS_CNT_INODE_MAP_FULL);

@@ -190,6 +190,7 @@ static __always_inline long iolens_path_step(struct iolens_path_walk *w, struct 
 	return 0;
 }
 
+#ifndef IOLENS_LEGACY
 static long iolens_path_step_cb(__u32 index, void *ctx)
 {
 	__u32 zero = 0;
@@ -199,6 +200,7 @@ static long iolens_path_step_cb(__u32 index, void *ctx)
 		return 1;
 	return iolens_path_step(ctx, &s->rec);
 }
+#endif
 
 /*
  * Write the path of file into rec->path as NUL-terminated components, leaf
@@ -214,10 +216,16 @@ static __always_inline void iolens_file_path(struct file *file, struct iolens_fi
 	w.dentry = BPF_CORE_READ(file, f_path.dentry);
 	w.vfsmnt = BPF_CORE_READ(file, f_path.mnt);
 	w.mnt = (struct mount *)((char *)w.vfsmnt - bpf_core_field_offset(struct mount, mnt));
+#ifndef IOLENS_LEGACY
+	/* The legacy build (before 5.11) must not even contain the callback: kernels
+	 * before 5.13 do not know callback references (BPF_PSEUDO_FUNC) and reject
+	 * the object ("number of funcs in func_info doesn't match"). */
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
 		/* 5.17+: the step is verified once, whatever the depth. */
 		bpf_loop(IOLENS_PATH_DEPTH, iolens_path_step_cb, &w, 0);
-	} else {
+	} else
+#endif
+	{
 		for (int i = 0; i < IOLENS_PATH_DEPTH_UNROLLED; i++)
 			if (iolens_path_step(&w, rec))
 				break;

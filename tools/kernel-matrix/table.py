@@ -29,9 +29,13 @@ def cell(text):
 
 
 def hook_kind(hook):
-    """'tp_btf/sys_enter,tp_btf/sys_exit' -> 'tp_btf'."""
+    """'tp_btf/sys_enter,tp_btf/sys_exit [direct]' -> 'tp_btf, direct build'."""
+    build = ""
+    if hook.endswith("]") and " [" in hook:
+        hook, build = hook[:-1].rsplit(" [", 1)
+        build = ", " + build + " build"
     kinds = sorted({h.split("/")[0] for h in hook.split(",") if h})
-    return "+".join(kinds) or "?"
+    return ("+".join(kinds) or "?") + build
 
 
 def load(results, name):

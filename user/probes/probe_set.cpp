@@ -186,7 +186,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                                                       const ProbeOptions& options,
                                                       std::map<std::string, int>& shared)
 {
-    const uint32_t bitmap_words = (features.pid_max + 63) / 64;
+    const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
     std::string errors;
     std::vector<std::pair<Variant, Hook>> attempts;
     for (Variant variant : candidate_variants(features, spec, options.force_variant))
@@ -232,7 +232,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
             if (auto it = shared.find(name); it != shared.end())
                 bpf_map__reuse_fd(map, it->second);
             else if (name == "iolens_tracked")
-                bpf_map__set_max_entries(map, bitmap_words);
+                bpf_map__set_max_entries(map, tracked_slots);
             else if (name == "iolens_events")
                 bpf_map__set_max_entries(map, static_cast<uint32_t>(options.ringbuf_bytes));
         }
@@ -287,10 +287,10 @@ Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const
         set->statuses_.push_back({spec.name, fam.value()->hooks(), false, reason});
         set->families_.push_back(std::move(fam.value()));
     }
-    const uint32_t bitmap_words = (features.pid_max + 63) / 64;
-    if (auto r = set->tracked_.map(set->shared_maps_.at("iolens_tracked"), bitmap_words); !r)
+    const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
+    if (auto r = set->tracked_.map(set->shared_maps_.at("iolens_tracked"), tracked_slots); !r)
         return r.error();
-    spdlog::debug("tracked-pid bitmap {} words (pid_max {}); ring buffer {} MiB", bitmap_words, features.pid_max,
+    spdlog::debug("tracked-pid set {} slots (pid_max {}); ring buffer {} MiB", tracked_slots, features.pid_max,
                   options.ringbuf_bytes >> 20);
     return set;
 }

@@ -2,7 +2,7 @@
 // Loads and attaches iolens's BPF probe families, choosing for each the best
 // hook this kernel accepts, and owns every kernel resource they create.
 //
-// Maps with the same name in several families (the tracked-process bitmap, the
+// Maps with the same name in several families (the tracked-process set, the
 // ring buffer, the counters, per-thread state, watched inodes) are created by
 // the first family that declares them and reused by the others, so all
 // families share them. Lifecycle per family: open -> size maps, set tunables,

@@ -11,38 +11,36 @@ namespace iolens::probes {
 
 TrackedSet::~TrackedSet()
 {
-    if (words_)
-        munmap(words_, mapped_bytes_);
+    if (bytes_)
+        munmap(bytes_, mapped_bytes_);
 }
 
-Result<void> TrackedSet::map(int map_fd, size_t words)
+Result<void> TrackedSet::map(int map_fd, size_t slots)
 {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t bytes = (words * sizeof(uint64_t) + page - 1) / page * page;
+    const size_t bytes = (slots * sizeof(uint64_t) + page - 1) / page * page;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
     if (p == MAP_FAILED)
-        return make_error(std::string("cannot map the tracked-process bitmap: ") + std::strerror(errno));
-    words_ = static_cast<uint64_t*>(p);
-    count_ = words;
+        return make_error(std::string("cannot map the tracked-process set: ") + std::strerror(errno));
+    bytes_ = static_cast<uint8_t*>(p);
+    count_ = slots * sizeof(uint64_t);
     mapped_bytes_ = bytes;
     return {};
 }
 
 bool TrackedSet::add(uint32_t pid)
 {
-    const size_t w = pid >> 6;
-    if (!words_ || w >= count_)
+    if (!bytes_ || pid >= count_)
         return false;
-    __atomic_fetch_or(&words_[w], uint64_t{1} << (pid & 63), __ATOMIC_SEQ_CST);
+    __atomic_store_n(&bytes_[pid], uint8_t{1}, __ATOMIC_SEQ_CST);
     return true;
 }
 
 bool TrackedSet::contains(uint32_t pid) const
 {
-    const size_t w = pid >> 6;
-    if (!words_ || w >= count_)
+    if (!bytes_ || pid >= count_)
         return false;
-    return (__atomic_load_n(&words_[w], __ATOMIC_SEQ_CST) >> (pid & 63)) & 1u;
+    return __atomic_load_n(&bytes_[pid], __ATOMIC_SEQ_CST) != 0;
 }
 
 }  // namespace iolens::probes
