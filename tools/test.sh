@@ -1,6 +1,6 @@
 #!/bin/sh
-# Set-up, build, and every test (unit and privileged), on a fresh Debian 12
-# machine as root. This is what CI runs.
+# Set-up, build, every test (unit and privileged) and the kernel matrix, on a
+# fresh Debian 12 machine as root. This is what CI runs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh"
@@ -8,3 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${IOLENS_BUILD_DIR:-$root/build}
 cd "$build"
 ctest --output-on-failure --timeout 600 "$@"
+# The same self-test on other kernels, booted under qemu, and on this one
+# (docs/kernel-matrix.md).
+# Tests leave the docs alone: tools/kernel-matrix/run alone rewrites the tables.
+IOLENS_BUILD_DIR=$build IOLENS_MATRIX_DOCS=${IOLENS_MATRIX_DOCS:-0} bash "$root/tools/kernel-matrix/run"
