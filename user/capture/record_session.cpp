@@ -245,13 +245,12 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             return r.error();
         spdlog::info("page cache dropped: this run starts cold");
     }
-    // Before attach, so every run of every program is timed.
-    probes::RunStats run_stats;
-    if (opt.bpf_stats && !run_stats.enable())
-        spdlog::debug("{}", run_stats.unavailable());
     if (auto r = probes.attach(); !r)
         return r.error();
     const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
+    probes::RunStats run_stats;  // sampled windows from now on
+    if (opt.bpf_stats && !run_stats.start(attach_mono))
+        spdlog::debug("{}", run_stats.unavailable());
     // -p: the target's CPU time so far, subtracted at the end.
     const std::optional<uint64_t> target_cpu_at_attach = opt.pid ? process_cpu_ns(*opt.pid) : std::nullopt;
 
@@ -384,6 +383,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             stream.exec_pending.clear();
         }
         const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+        run_stats.tick(now);
         if (launcher && child_status) {
             stop = true;
         } else if (!launcher && now - last_liveness >= 200'000'000) {
@@ -409,6 +409,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             return make_error("recording stopped: " + stream.error);
     }
     const uint64_t end_mono = clock_ns(CLOCK_MONOTONIC);
+    run_stats.stop(end_mono);
 
     // Stop new events, then drain every record already queued.
     probes.detach();
@@ -446,10 +447,17 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     }
     model::CostInfo cost;
     cost.attach_ns = attach_mono - started_mono;
-    if (run_stats.enabled())
-        cost.bpf = probes.program_costs();
-    else
+    if (run_stats.available()) {
+        // Timed only in the sampled windows: scale to the whole capture.
+        cost.bpf_sampled_share = run_stats.sampled_share();
+        for (auto c : probes.program_costs()) {
+            c.run_ns = static_cast<uint64_t>(static_cast<double>(c.run_ns) / cost.bpf_sampled_share);
+            c.runs = static_cast<uint64_t>(static_cast<double>(c.runs) / cost.bpf_sampled_share);
+            cost.bpf.push_back(c);
+        }
+    } else {
         cost.bpf_stats_unavailable = run_stats.unavailable();
+    }
     const Usage self = self_usage();
     cost.recorder_cpu_ns = self.cpu_ns;
     cost.recorder_max_rss_bytes = self.max_rss_bytes;

@@ -21,6 +21,7 @@ struct RecordCliOptions {
     unsigned ringbuf_mib = 64;
     std::string force_hook;
     std::string force_variant;
+    bool no_bpf_stats = false;
     OutputOptions out;
 };
 

@@ -36,6 +36,12 @@ const char* decode(const json& v, int& out) {
     return nullptr;
 }
 
+const char* decode(const json& v, double& out) {
+    if (!v.is_number()) return "a number";
+    out = v.get<double>();
+    return nullptr;
+}
+
 const char* decode(const json& v, bool& out) {
     if (!v.is_boolean()) return "true or false";
     out = v.get<bool>();
@@ -146,6 +152,7 @@ json cost_to_json(const std::optional<CostInfo>& cost) {
         {"bpf", std::move(bpf)},
         {"bpf_run_ns", cost->bpf_run_ns()},
         {"bpf_runs", cost->bpf_runs()},
+        {"bpf_sampled_share", cost->bpf_sampled_share},
         {"bpf_stats_unavailable", cost->bpf_stats_unavailable},
         {"recorder_cpu_ns", cost->recorder_cpu_ns},
         {"recorder_max_rss_bytes", cost->recorder_max_rss_bytes},
@@ -180,6 +187,7 @@ const char* decode(const json& v, std::optional<CostInfo>& out) {
     Fields f(v, "cost");
     f.get("attach_ns", c.attach_ns)
         .get("bpf", c.bpf)
+        .get("bpf_sampled_share", c.bpf_sampled_share)
         .get("bpf_stats_unavailable", c.bpf_stats_unavailable)
         .get("recorder_cpu_ns", c.recorder_cpu_ns)
         .get("recorder_max_rss_bytes", c.recorder_max_rss_bytes)

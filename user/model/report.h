@@ -55,7 +55,11 @@ struct CostInfo {
     uint64_t attach_ns = 0;  // `iolens record` start until the probes were live
     // Kernel BPF run-time statistics (BPF_ENABLE_STATS), per family; empty
     // with bpf_stats_unavailable saying why when the kernel could not keep them.
+    // Estimates: the statistics are on only in sampled windows (they cost a
+    // lot while on), covering bpf_sampled_share of the capture, and the
+    // figures are scaled to the whole of it (1: measured throughout).
     std::vector<ProgramCost> bpf;
+    double bpf_sampled_share = 1.0;
     std::string bpf_stats_unavailable;
     uint64_t recorder_cpu_ns = 0;         // the recorder's own user + system CPU time
     uint64_t recorder_max_rss_bytes = 0;  // its peak resident memory

@@ -5,8 +5,20 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace iolens::probes {
+
+namespace {
+
+bool sysctl_stats_on()
+{
+    std::ifstream in("/proc/sys/kernel/bpf_stats_enabled");
+    int v = 0;
+    return in >> v && v != 0;
+}
+
+}  // namespace
 
 RunStats::~RunStats()
 {
@@ -16,17 +28,61 @@ RunStats::~RunStats()
 
 bool RunStats::enable()
 {
-    if (fd_ >= 0)
-        return true;
     fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    if (fd_ < 0) {
+    return fd_ >= 0;
+}
+
+void RunStats::disable(uint64_t now)
+{
+    if (fd_ < 0)
+        return;
+    close(fd_);
+    fd_ = -1;
+    on_ns_ += now - window_start_ns_;
+}
+
+bool RunStats::start(uint64_t now)
+{
+    always_on_ = sysctl_stats_on();
+    if (!enable()) {
         const int err = errno;
         unavailable_ = err == EINVAL ? "this kernel has no BPF run-time statistics (BPF_ENABLE_STATS, 5.8+)"
                                      : std::string("cannot enable BPF run-time statistics: ") + std::strerror(err);
         return false;
     }
     unavailable_.clear();
+    start_ns_ = window_start_ns_ = now;
     return true;
+}
+
+void RunStats::tick(uint64_t now)
+{
+    if (!available() || always_on_ || stop_ns_)
+        return;
+    const bool in_window = (now - start_ns_) % kPeriodNs < kWindowNs;
+    if (fd_ >= 0 && !in_window) {
+        disable(now);
+    } else if (fd_ < 0 && in_window && enable()) {
+        window_start_ns_ = now;
+    }
+}
+
+void RunStats::stop(uint64_t now)
+{
+    if (!available() || stop_ns_)
+        return;
+    disable(now);
+    stop_ns_ = now;
+}
+
+double RunStats::sampled_share() const
+{
+    if (always_on_)
+        return 1.0;
+    const uint64_t span = (stop_ns_ ? stop_ns_ : start_ns_) - start_ns_;
+    if (span == 0 || on_ns_ >= span)
+        return 1.0;
+    return static_cast<double>(on_ns_) / static_cast<double>(span);
 }
 
 }  // namespace iolens::probes

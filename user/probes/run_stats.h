@@ -1,27 +1,50 @@
 #pragma once
-// The kernel's BPF run-time statistics (BPF_ENABLE_STATS): while an instance
-// is alive, the kernel times every BPF program run, so iolens can report what
-// its probes cost. The kernel keeps the statistics on as long as any holder's
-// file descriptor is open; closing ours (destructor) restores the default.
+// The kernel's BPF run-time statistics (BPF_ENABLE_STATS), sampled: while they
+// are on, the kernel times every run of every BPF program, which costs two
+// clock reads per run (measured here: ~140 ns added to each traced syscall,
+// more than half of iolens's own cost). So they are on only for short windows
+// (kWindowNs out of every kPeriodNs, from the start) and the totals are
+// scaled by the share of the capture they covered: an estimate, reported as one.
+#include <cstdint>
 #include <string>
 
 namespace iolens::probes {
 
 class RunStats {
 public:
+    static constexpr uint64_t kWindowNs = 100'000'000;   // on for 100 ms...
+    static constexpr uint64_t kPeriodNs = 1'000'000'000;  // ...of every second
+
     RunStats() = default;
     RunStats(const RunStats&) = delete;
     RunStats& operator=(const RunStats&) = delete;
     ~RunStats();
 
-    // Turns the statistics on. False, with unavailable() saying why, where the
-    // kernel cannot (before 5.8) or refuses.
-    bool enable();
-    bool enabled() const { return fd_ >= 0; }
+    // Starts sampling at `now` (CLOCK_MONOTONIC ns) with a first window.
+    // False, with unavailable() saying why, where the kernel cannot keep the
+    // statistics (before 5.8) or refuses.
+    bool start(uint64_t now);
+    // Opens or closes a window as the schedule says; call it often (the
+    // record loop does, at least every 50 ms).
+    void tick(uint64_t now);
+    // Ends sampling at `now`.
+    void stop(uint64_t now);
+
+    bool available() const { return unavailable_.empty(); }
     const std::string& unavailable() const { return unavailable_; }
+    // Share of [start, stop] the statistics were on (1 if someone else, e.g.
+    // the kernel.bpf_stats_enabled sysctl, kept them on all the time).
+    double sampled_share() const;
 
 private:
+    bool enable();
+    void disable(uint64_t now);
+
     int fd_ = -1;
+    bool always_on_ = false;  // the sysctl was already on: every run is timed
+    uint64_t start_ns_ = 0, stop_ns_ = 0;
+    uint64_t window_start_ns_ = 0;  // of the open window
+    uint64_t on_ns_ = 0;            // closed windows' total
     std::string unavailable_ = "BPF run-time statistics were not requested";
 };
 

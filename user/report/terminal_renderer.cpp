@@ -67,6 +67,11 @@ void cost_line(Ctx& c, const model::CostInfo& cost) {
     } else {
         const uint64_t runs = cost.bpf_runs(), ns = cost.bpf_run_ns();
         std::string bpf = "BPF " + human_ns(ns) + " in " + human_count(runs) + " runs";
+        if (cost.bpf_sampled_share < 1.0) {
+            char share[32];
+            std::snprintf(share, sizeof(share), "%.0f%%", 100.0 * cost.bpf_sampled_share);
+            bpf = "BPF ~" + human_ns(ns) + " in ~" + human_count(runs) + " runs (from a " + share + " sample)";
+        }
         if (runs) bpf += " (" + human_ns(ns / runs) + " each)";
         if (auto share = share_of_job(ns, cost); !share.empty()) bpf += ", " + share;
         items.push_back(bpf);
