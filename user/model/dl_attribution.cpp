@@ -1,10 +1,12 @@
 #include "model/dl_attribution.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "model/epochs.h"
 #include "model/stalls.h"
+#include "model/start_order.h"
 
 namespace iolens::model {
 
@@ -88,6 +90,69 @@ long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
     return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
 }
 
+// Feeds every ranked call to its rank's StallSweep and (when data_file is
+// given) DataReadLog, in start order. Through a bounded reorder buffer first:
+// records come nearly in start order, so this holds a few thousand calls, not
+// all of them. Should one arrive too late for the buffer, everything is
+// redone from all the calls sorted per rank (exact, and as much memory as
+// the calls take).
+void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm,
+                               const std::vector<bool>* data_file,
+                               const std::vector<OffCpuEvent>& offcpu, std::vector<RankStalls>& stalls,
+                               std::vector<std::vector<DataRead>>& reads) {
+    const size_t nr = rm.ranks.size();
+    const auto run = [&](const std::function<void(const std::function<void(const CallEvent&, uint32_t)>&)>& feed) {
+        std::vector<StallSweep> sweeps;
+        std::vector<DataReadLog> logs;
+        for (size_t i = 0; i < nr; ++i) {
+            sweeps.emplace_back(rm.ranks[i].roots);
+            if (data_file) logs.emplace_back(*data_file);
+        }
+        feed([&](const CallEvent& e, uint32_t rank) {
+            sweeps[rank].add(e);
+            if (data_file) logs[rank].add(e);
+        });
+        for (size_t i = 0; i < nr; ++i) {
+            stalls[i] = std::move(sweeps[i]).finish(offcpu);
+            if (data_file) reads[i] = std::move(logs[i]).finish();
+        }
+    };
+    // The rank of each call's pid; calls come in runs of one pid.
+    const auto ranked = [&](const std::function<void(const CallEvent&, uint32_t)>& to) {
+        uint32_t last_pid = 0;
+        long last_rank = -1;
+        bool have = false;
+        CallLog::Cursor cur(calls);
+        for (CallEvent e; cur.next(e);) {
+            if (!have || e.pid != last_pid) {
+                have = true;
+                auto it = rm.rank_of.find(e.pid);
+                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
+                last_pid = e.pid;
+            }
+            if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
+        }
+    };
+    bool in_order = true;
+    run([&](const std::function<void(const CallEvent&, uint32_t)>& sink) {
+        StartOrder order(reorder_calls, sink);
+        ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); });
+        order.finish();
+        in_order = order.in_order();
+    });
+    if (in_order) return;
+    run([&](const std::function<void(const CallEvent&, uint32_t)>& sink) {
+        std::vector<std::vector<CallEvent>> per_rank(nr);
+        ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); });
+        for (size_t i = 0; i < nr; ++i) {
+            std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
+                             [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
+            for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+            per_rank[i] = {};
+        }
+    });
+}
+
 }  // namespace
 
 void attribute_dl(Report& r, const DlInputs& in) {
@@ -134,48 +199,33 @@ void attribute_dl(Report& r, const DlInputs& in) {
         r.ranks[i].wall_ns = rank_life[i].end - rank_life[i].start;
     }
 
-    // The calls of each rank, by start time.
-    std::vector<std::vector<const CallEvent*>> rank_calls(nr);
-    {
-        uint32_t last_pid = 0;
-        long last_rank = -1;
-        bool have = false;
-        for (const CallEvent& e : log.calls) {
-            if (!have || e.pid != last_pid) {
-                have = true;
-                auto it = rm.rank_of.find(e.pid);
-                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
-                last_pid = e.pid;
-            }
-            if (last_rank >= 0) rank_calls[last_rank].push_back(&e);
-        }
+    // Epoch windows from markers, if any: then the inference is not needed.
+    std::vector<EpochWindow> windows = epochs_from_markers(log.markers, cap.end);
+    const bool infer = windows.empty();
+    std::vector<bool> data_file;
+    if (infer) {
+        data_file.resize(log.files.size());
+        for (size_t f = 0; f < data_file.size(); ++f)
+            data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
     }
-    for (auto& v : rank_calls)
-        std::stable_sort(v.begin(), v.end(), [](const CallEvent* a, const CallEvent* b) {
-            return a->start_ns < b->start_ns;
-        });
 
-    // Stalls.
+    // Stalls and the inference's reads walk each rank's calls by start time.
     std::vector<RankStalls> stalls(nr);
+    std::vector<std::vector<DataRead>> reads(nr);
+    walk_ranks_in_start_order(log.calls, in.reorder_calls, rm, infer ? &data_file : nullptr, log.offcpu, stalls, reads);
     for (size_t i = 0; i < nr; ++i) {
-        stalls[i] = rank_stalls(rank_calls[i], rm.ranks[i].roots, log.offcpu);
         r.ranks[i].io_time_ns = stalls[i].io.measure();
         r.ranks[i].critical_io_ns = stalls[i].critical.measure();
         r.ranks[i].threads = std::move(stalls[i].threads);
     }
 
-    // Epochs: markers, else inference.
-    std::vector<EpochWindow> windows = epochs_from_markers(log.markers, cap.end);
     std::string source = "marker";
-    if (windows.empty()) {
+    if (infer) {
         source = "inferred";
-        std::vector<bool> data_file(log.files.size());
-        for (size_t f = 0; f < data_file.size(); ++f)
-            data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
         std::vector<std::vector<uint64_t>> starts;
         for (size_t i = 0; i < nr; ++i)
-            starts.push_back(infer_epoch_starts(rank_calls[i], data_file,
-                                                respawns(r.processes, rm.ranks[i].roots)));
+            starts.push_back(infer_epoch_starts(reads[i], respawns(r.processes, rm.ranks[i].roots)));
+        reads.clear();
         windows = merge_rank_epochs(starts, cap.end);
         if (!windows.empty()) {
             // The "end" marker (without epoch markers) still ends the last epoch.
@@ -207,7 +257,8 @@ void attribute_dl(Report& r, const DlInputs& in) {
             auto it = rm.rank_of.find(pid);
             return it == rm.rank_of.end() ? -1L : static_cast<long>(it->second);
         };
-        for (const CallEvent& e : log.calls) {
+        CallLog::Cursor cur(log.calls);
+        for (CallEvent e; cur.next(e);) {
             const long k = epoch_of(windows, e.start_ns);
             if (k < 0) continue;
             EpochStats& ep = r.epochs[k];

@@ -425,7 +425,7 @@ Report ReportBuilder::finish() const {
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }
     if (s.options.dl_attribution) {
-        DlInputs in{s.log, s.env, s.options.rank_env_override, {}};
+        DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
             auto it = s.files.find(file_key(id.dev, id.ino));

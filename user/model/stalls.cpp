@@ -4,56 +4,62 @@
 
 namespace iolens::model {
 
-namespace {
-
-bool is_root(const std::vector<uint32_t>& roots, uint32_t pid) {
-    return std::binary_search(roots.begin(), roots.end(), pid);
+void StallSweep::extend(std::vector<Interval>& v, uint64_t s, uint64_t e) {
+    if (e <= s) return;  // empty: IntervalSet drops those too
+    if (!v.empty() && s <= v.back().end)
+        v.back().end = std::max(v.back().end, e);
+    else
+        v.push_back({s, e});
 }
 
-Interval of(const CallEvent& e) { return {e.start_ns, e.start_ns + e.duration_ns}; }
+void StallSweep::add(const CallEvent& c) {
+    const uint64_t s = c.start_ns, e = c.start_ns + c.duration_ns;
+    extend(io_, s, e);
+    if (c.tid == c.pid && std::binary_search(roots_.begin(), roots_.end(), c.pid))
+        extend(main_io_, s, e);
+    // Per thread: the union of its calls (zero-length calls start a run too).
+    auto [it, inserted] = threads_.try_emplace(uint64_t{c.pid} << 32 | c.tid);
+    Run& r = it->second;
+    if (inserted) {
+        r.s = s;
+        r.e = e;
+    } else if (s <= r.e) {
+        r.e = std::max(r.e, e);
+    } else {
+        r.total += r.e - r.s;
+        r.s = s;
+        r.e = e;
+    }
+}
 
-}  // namespace
-
-RankStalls rank_stalls(const std::vector<const CallEvent*>& calls,
-                       const std::vector<uint32_t>& roots, const std::vector<OffCpuEvent>& offcpu) {
+RankStalls StallSweep::finish(const std::vector<OffCpuEvent>& offcpu) && {
     RankStalls out;
-    std::vector<Interval> io, main_io, main_off;
-    io.reserve(calls.size());
-    for (const CallEvent* e : calls) {
-        io.push_back(of(*e));
-        if (e->tid == e->pid && is_root(roots, e->pid)) main_io.push_back(of(*e));
-    }
+    std::vector<Interval> main_off;
     for (const auto& o : offcpu)
-        if (o.tid == o.pid && is_root(roots, o.pid)) main_off.push_back({o.start_ns, o.end_ns});
-    out.io = IntervalSet(std::move(io));
-    out.critical = IntervalSet(std::move(main_io)).unite(IntervalSet(std::move(main_off)).intersect(out.io));
-
-    // Per thread: sort by (pid, tid, start) and sweep.
-    std::vector<const CallEvent*> by_thread = calls;
-    std::sort(by_thread.begin(), by_thread.end(), [](const CallEvent* a, const CallEvent* b) {
-        if (a->pid != b->pid) return a->pid < b->pid;
-        if (a->tid != b->tid) return a->tid < b->tid;
-        return a->start_ns < b->start_ns;
+        if (o.tid == o.pid && std::binary_search(roots_.begin(), roots_.end(), o.pid))
+            main_off.push_back({o.start_ns, o.end_ns});
+    // Already sorted and disjoint: the constructor's sort and merge keep them.
+    out.io = IntervalSet(std::move(io_));
+    out.critical = IntervalSet(std::move(main_io_)).unite(IntervalSet(std::move(main_off)).intersect(out.io));
+    out.threads.reserve(threads_.size());
+    for (const auto& [key, r] : threads_)
+        out.threads.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), r.total + (r.e - r.s)});
+    std::sort(out.threads.begin(), out.threads.end(), [](const ThreadIo& a, const ThreadIo& b) {
+        return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
     });
-    for (size_t i = 0; i < by_thread.size();) {
-        const uint32_t pid = by_thread[i]->pid, tid = by_thread[i]->tid;
-        uint64_t total = 0, s = by_thread[i]->start_ns, e = s + by_thread[i]->duration_ns;
-        for (++i; i < by_thread.size() && by_thread[i]->pid == pid && by_thread[i]->tid == tid; ++i) {
-            const Interval iv = of(*by_thread[i]);
-            if (iv.start <= e) {
-                e = std::max(e, iv.end);
-            } else {
-                total += e - s;
-                s = iv.start;
-                e = iv.end;
-            }
-        }
-        total += e - s;
-        out.threads.push_back({pid, tid, total});
-    }
     std::stable_sort(out.threads.begin(), out.threads.end(),
                      [](const ThreadIo& a, const ThreadIo& b) { return a.io_ns > b.io_ns; });
     return out;
+}
+
+RankStalls rank_stalls(const std::vector<const CallEvent*>& calls,
+                       const std::vector<uint32_t>& roots, const std::vector<OffCpuEvent>& offcpu) {
+    std::vector<const CallEvent*> sorted = calls;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const CallEvent* a, const CallEvent* b) { return a->start_ns < b->start_ns; });
+    StallSweep sweep(roots);
+    for (const CallEvent* e : sorted) sweep.add(*e);
+    return std::move(sweep).finish(offcpu);
 }
 
 }  // namespace iolens::model

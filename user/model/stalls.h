@@ -10,6 +10,7 @@
 //             (waiting for a DataLoader worker's batch).
 // Both are kept as interval sets, so any window (an epoch) is measured exactly.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "model/dl_log.h"
@@ -22,6 +23,25 @@ struct RankStalls {
     IntervalSet io;
     IntervalSet critical;
     std::vector<ThreadIo> threads;  // I/O time per thread, most first (ties: pid, tid)
+};
+
+// Builds a rank's stalls from its calls fed in start order, merging as they
+// come: memory grows with the disjoint pieces of the union and the threads,
+// not with the calls.
+class StallSweep {
+public:
+    explicit StallSweep(std::vector<uint32_t> roots) : roots_(std::move(roots)) {}
+    void add(const CallEvent& e);  // in start order (ties any order)
+    RankStalls finish(const std::vector<OffCpuEvent>& offcpu) &&;
+
+private:
+    struct Run {
+        uint64_t s = 0, e = 0, total = 0;
+    };
+    static void extend(std::vector<Interval>& v, uint64_t s, uint64_t e);
+    std::vector<uint32_t> roots_;  // sorted
+    std::vector<Interval> io_, main_io_;
+    std::unordered_map<uint64_t, Run> threads_;  // (pid << 32 | tid) -> its merged run
 };
 
 // calls: the rank's calls, any order. roots: sorted root pids.
