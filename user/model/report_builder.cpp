@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +41,51 @@ Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) {
     return {uint64_t{pid} << 32 | dev, ino};
 }
 
+// A file's figures while the capture is read. As FileStats, but only the
+// syscall classes the file saw have an OpStats (176 bytes each, two
+// histograms): a data file sees 3 or 4 of the 9, and a training job may
+// touch millions of files. FileStats is made for the listed ones only.
+struct FileAccum {
+    std::string path;
+    uint32_t dev = 0;
+    uint64_t ino = 0;
+    uint64_t size = 0;
+    uint64_t sequential = 0;
+    uint64_t random = 0;
+    PageCacheStats page_cache;
+    std::array<std::unique_ptr<OpStats>, kOpCount> ops;
+
+    OpStats& op(int i) {
+        if (!ops[i]) ops[i] = std::make_unique<OpStats>();
+        return *ops[i];
+    }
+    // rw_bytes(FileStats::ops): read + write bytes.
+    uint64_t rw_bytes() const {
+        return (ops[IOLENS_OP_READ] ? ops[IOLENS_OP_READ]->bytes : 0) +
+               (ops[IOLENS_OP_WRITE] ? ops[IOLENS_OP_WRITE]->bytes : 0);
+    }
+    // A call (an OpStats exists only once one was counted) or page-cache activity.
+    bool touched() const {
+        if (!page_cache.empty()) return true;
+        for (const auto& o : ops)
+            if (o && o->calls != 0) return true;
+        return false;
+    }
+    FileStats stats() const {
+        FileStats f;
+        f.path = path;
+        f.dev = dev;
+        f.ino = ino;
+        f.size = size;
+        for (int i = 0; i < kOpCount; ++i)
+            if (ops[i]) f.ops[i] = *ops[i];
+        f.sequential = sequential;
+        f.random = random;
+        f.page_cache = page_cache;
+        return f;
+    }
+};
+
 // Records are copied out of the stream: it holds them back to back at any
 // alignment, so reading the structs in place would be undefined behaviour.
 template <typename T>
@@ -56,7 +103,7 @@ struct ReportBuilder::State {
     OpTable totals;
     std::unordered_map<uint32_t, ProcessStats> processes;
     std::vector<ProcessStats> retired;  // exited processes whose pid was reused later
-    std::unordered_map<Key, FileStats, KeyHash> files;
+    std::unordered_map<Key, FileAccum, KeyHash> files;
     // Per (pid, dev, ino): the file offset where the previous read/write ended.
     std::unordered_map<Key, uint64_t, KeyHash> next_offset;
     // Per read stream (pid, dev, ino; dev = ino = 0 for reads without file
@@ -75,7 +122,7 @@ struct ReportBuilder::State {
     uint32_t last_pid = 0;
     ProcessStats* last_process = nullptr;
     Key last_file{};
-    FileStats* last_file_stats = nullptr;
+    FileAccum* last_file_stats = nullptr;
 
     ProcessStats& process(uint32_t pid) {
         if (last_process && last_pid == pid) return *last_process;
@@ -86,7 +133,7 @@ struct ReportBuilder::State {
         return it->second;
     }
 
-    FileStats& file(uint32_t dev, uint64_t ino) {
+    FileAccum& file(uint32_t dev, uint64_t ino) {
         const Key k = file_key(dev, ino);
         if (last_file_stats && last_file == k) return *last_file_stats;
         auto [it, inserted] = files.try_emplace(k);
@@ -137,8 +184,8 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
     if (!has_file) return;
-    FileStats& f = file(r.dev, r.ino);
-    account(f.ops[r.op], e);
+    FileAccum& f = file(r.dev, r.ino);
+    account(f.op(r.op), e);
     if (cache_read) f.page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
@@ -204,7 +251,7 @@ void ReportBuilder::State::on_offcpu(const iolens_offcpu_rec& r) {
 }
 
 void ReportBuilder::State::on_file(const iolens_file_rec& r, const char* path) {
-    FileStats& f = file(r.dev, r.ino);
+    FileAccum& f = file(r.dev, r.ino);
     f.path = path_from_components(path, r.path_len, r.flags & IOLENS_FILE_TRUNCATED);
     f.size = r.size;
 }
@@ -396,17 +443,14 @@ Report ReportBuilder::finish() const {
     // (an open whose syscall record was lost) says nothing about I/O, but a
     // file mapped before the capture shows only through its faults. Rank
     // pointers, copy the top max_files only: there may be millions of files.
-    std::vector<const FileStats*> ranked;
+    std::vector<const FileAccum*> ranked;
     ranked.reserve(s.files.size());
-    for (const auto& [key, f] : s.files) {
-        bool touched = !f.page_cache.empty();
-        for (const auto& op : f.ops) touched |= op.calls != 0;
-        if (touched) ranked.push_back(&f);
-    }
+    for (const auto& [key, f] : s.files)
+        if (f.touched()) ranked.push_back(&f);
     // Bytes descending, then path; files never named (empty path) after the
     // named ones, by device and inode, so the order is deterministic.
-    const auto order = [](const FileStats* a, const FileStats* b) {
-        const uint64_t ba = rw_bytes(a->ops), bb = rw_bytes(b->ops);
+    const auto order = [](const FileAccum* a, const FileAccum* b) {
+        const uint64_t ba = a->rw_bytes(), bb = b->rw_bytes();
         if (ba != bb) return ba > bb;
         if (a->path.empty() != b->path.empty()) return b->path.empty();
         if (a->path != b->path) return a->path < b->path;
@@ -420,7 +464,7 @@ Report ReportBuilder::finish() const {
     r.files_omitted = ranked.size() - keep;
     r.files.reserve(keep);
     for (size_t i = 0; i < keep; ++i) {
-        r.files.push_back(*ranked[i]);
+        r.files.push_back(ranked[i]->stats());
         if (r.files.back().path.empty())
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }
