@@ -139,6 +139,31 @@ TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
     for (size_t i = 1; i < got.threads.size(); ++i) EXPECT_GE(got.threads[i - 1].io_ns, got.threads[i].io_ns);
 }
 
+TEST(IntervalSet, UniteAndSortedInputEqualTheSortAndMerge) {
+    std::mt19937_64 rng(4);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<Interval> a, b;
+        for (int i = 0; i < 50; ++i) {
+            const uint64_t s = rng() % 10'000;
+            (i % 2 ? a : b).push_back({s, s + rng() % (round % 3 == 0 ? 5 : 400)});
+        }
+        std::vector<Interval> all = a;
+        all.insert(all.end(), b.begin(), b.end());
+        const IntervalSet want(all);
+        const IntervalSet got = IntervalSet(a).unite(IntervalSet(b));
+        ASSERT_EQ(got.intervals().size(), want.intervals().size()) << round;
+        for (size_t i = 0; i < got.intervals().size(); ++i) {
+            EXPECT_EQ(got.intervals()[i].start, want.intervals()[i].start);
+            EXPECT_EQ(got.intervals()[i].end, want.intervals()[i].end);
+        }
+        // Rebuilding from its own (sorted, disjoint) pieces keeps them.
+        EXPECT_EQ(IntervalSet(want.intervals()).measure(), want.measure());
+        EXPECT_EQ(IntervalSet(want.intervals()).intervals().size(), want.intervals().size());
+    }
+    // Touching pieces are merged even when sorted.
+    EXPECT_EQ(IntervalSet({{1, 5}, {5, 9}}).intervals().size(), 1u);
+}
+
 // The inference state machine run on every data read (the former per-call
 // behaviour) and on DataReadLog's subsequence must find the same starts.
 // data_reads_full re-derives rule 1 without any compaction.
