@@ -90,35 +90,19 @@ long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
     return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
 }
 
-// Feeds every ranked call to its rank's StallSweep and (when data_file is
-// given) DataReadLog, in start order. Through a bounded reorder buffer first:
-// records come nearly in start order, so this holds a few thousand calls, not
-// all of them. Should one arrive too late for the buffer, everything is
-// redone from all the calls sorted per rank (exact, and as much memory as
-// the calls take).
+using CallSink = std::function<void(const CallEvent&, uint32_t rank)>;
+
+// Hands every ranked call to sink, each rank's in start order (ties: record
+// order). Through a bounded reorder buffer first: records come nearly in
+// start order, so this holds a few thousand calls, not all of them. Should
+// one arrive too late for the buffer, reset() clears what sink built and
+// everything is handed again from all the calls sorted per rank (exact, and
+// as much memory as the calls take).
 void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm,
-                               const std::vector<bool>* data_file,
-                               const std::vector<OffCpuEvent>& offcpu, std::vector<RankStalls>& stalls,
-                               std::vector<std::vector<DataRead>>& reads) {
+                               const std::function<void()>& reset, const CallSink& sink) {
     const size_t nr = rm.ranks.size();
-    const auto run = [&](const std::function<void(const std::function<void(const CallEvent&, uint32_t)>&)>& feed) {
-        std::vector<StallSweep> sweeps;
-        std::vector<DataReadLog> logs;
-        for (size_t i = 0; i < nr; ++i) {
-            sweeps.emplace_back(rm.ranks[i].roots);
-            if (data_file) logs.emplace_back(*data_file);
-        }
-        feed([&](const CallEvent& e, uint32_t rank) {
-            sweeps[rank].add(e);
-            if (data_file) logs[rank].add(e);
-        });
-        for (size_t i = 0; i < nr; ++i) {
-            stalls[i] = std::move(sweeps[i]).finish(offcpu);
-            if (data_file) reads[i] = std::move(logs[i]).finish();
-        }
-    };
     // The rank of each call's pid; calls come in runs of one pid.
-    const auto ranked = [&](const std::function<void(const CallEvent&, uint32_t)>& to) {
+    const auto ranked = [&](const CallSink& to) {
         uint32_t last_pid = 0;
         long last_rank = -1;
         bool have = false;
@@ -133,24 +117,20 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
             if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
         }
     };
-    bool in_order = true;
-    run([&](const std::function<void(const CallEvent&, uint32_t)>& sink) {
-        StartOrder order(reorder_calls, sink);
-        ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); });
-        order.finish();
-        in_order = order.in_order();
-    });
-    if (in_order) return;
-    run([&](const std::function<void(const CallEvent&, uint32_t)>& sink) {
-        std::vector<std::vector<CallEvent>> per_rank(nr);
-        ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); });
-        for (size_t i = 0; i < nr; ++i) {
-            std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
-                             [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
-            for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
-            per_rank[i] = {};
-        }
-    });
+    reset();
+    StartOrder order(reorder_calls, sink);
+    ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); });
+    order.finish();
+    if (order.in_order()) return;
+    reset();
+    std::vector<std::vector<CallEvent>> per_rank(nr);
+    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); });
+    for (size_t i = 0; i < nr; ++i) {
+        std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
+                         [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
+        for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+        per_rank[i] = {};
+    }
 }
 
 }  // namespace
@@ -209,23 +189,22 @@ void attribute_dl(Report& r, const DlInputs& in) {
             data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
     }
 
-    // Stalls and the inference's reads walk each rank's calls by start time.
-    std::vector<RankStalls> stalls(nr);
-    std::vector<std::vector<DataRead>> reads(nr);
-    walk_ranks_in_start_order(log.calls, in.reorder_calls, rm, infer ? &data_file : nullptr, log.offcpu, stalls, reads);
-    for (size_t i = 0; i < nr; ++i) {
-        r.ranks[i].io_time_ns = stalls[i].io.measure();
-        r.ranks[i].critical_io_ns = stalls[i].critical.measure();
-        r.ranks[i].threads = std::move(stalls[i].threads);
-    }
-
     std::string source = "marker";
     if (infer) {
         source = "inferred";
+        // The inference walks each rank's calls by start time.
+        std::vector<DataReadLog> logs;
+        walk_ranks_in_start_order(
+            log.calls, in.reorder_calls, rm,
+            [&] {
+                logs.clear();
+                for (size_t i = 0; i < nr; ++i) logs.emplace_back(data_file);
+            },
+            [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
         std::vector<std::vector<uint64_t>> starts;
         for (size_t i = 0; i < nr; ++i)
-            starts.push_back(infer_epoch_starts(reads[i], respawns(r.processes, rm.ranks[i].roots)));
-        reads.clear();
+            starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(r.processes, rm.ranks[i].roots)));
+        logs.clear();
         windows = merge_rank_epochs(starts, cap.end);
         if (!windows.empty()) {
             // The "end" marker (without epoch markers) still ends the last epoch.
@@ -234,6 +213,27 @@ void attribute_dl(Report& r, const DlInputs& in) {
                     windows.back().end_ns = std::min(windows.back().end_ns, m.ts_ns);
         }
     }
+
+    // Stalls, now that the windows are known: measured as the calls go by.
+    std::vector<Interval> spans;
+    for (const auto& w : windows) spans.push_back({w.start_ns, w.end_ns});
+    std::vector<StallSweep> sweeps;
+    walk_ranks_in_start_order(
+        log.calls, in.reorder_calls, rm,
+        [&] {
+            sweeps.clear();
+            for (size_t i = 0; i < nr; ++i) sweeps.emplace_back(rm.ranks[i].roots, log.offcpu, spans);
+        },
+        [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); });
+    std::vector<RankStalls> stalls;
+    for (size_t i = 0; i < nr; ++i) {
+        stalls.push_back(std::move(sweeps[i]).finish());
+        r.ranks[i].io_time_ns = stalls[i].io_ns;
+        r.ranks[i].critical_io_ns = stalls[i].critical_ns;
+        r.ranks[i].threads = std::move(stalls[i].threads);
+    }
+    sweeps.clear();
+
     r.epochs.resize(windows.size());
     for (size_t k = 0; k < windows.size(); ++k) {
         EpochStats& ep = r.epochs[k];
@@ -248,8 +248,8 @@ void attribute_dl(Report& r, const DlInputs& in) {
             EpochRankStats& er = ep.ranks[i];
             er.rank = rm.ranks[i].rank;
             er.wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
-            er.io_time_ns = stalls[i].io.measure_within(ep.start_ns, ep.end_ns);
-            er.critical_io_ns = stalls[i].critical.measure_within(ep.start_ns, ep.end_ns);
+            er.io_time_ns = stalls[i].io_in[k];
+            er.critical_io_ns = stalls[i].critical_in[k];
         }
     }
     if (!windows.empty()) {
