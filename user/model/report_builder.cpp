@@ -104,11 +104,16 @@ struct ReportBuilder::State {
     std::unordered_map<uint32_t, ProcessStats> processes;
     std::vector<ProcessStats> retired;  // exited processes whose pid was reused later
     std::unordered_map<Key, FileAccum, KeyHash> files;
-    // Per (pid, dev, ino): the file offset where the previous read/write ended.
-    std::unordered_map<Key, uint64_t, KeyHash> next_offset;
-    // Per read stream (pid, dev, ino; dev = ino = 0 for reads without file
-    // identity): bytes brought into the cache not yet returned (split_read).
-    std::unordered_map<Key, uint64_t, KeyHash> prefetched;
+    // Per (pid, dev, ino) -- one process's use of one file -- in one node
+    // (a job may have a million such pairs): where its previous read/write
+    // ended (sequential vs random), and the bytes its reads brought into the
+    // cache not yet returned (split_read). Reads without file identity are
+    // one stream per process, under dev = ino = 0.
+    struct Stream {
+        uint64_t next_offset = 0;
+        uint64_t prefetched = 0;
+    };
+    std::unordered_map<Key, Stream, KeyHash> streams;
     PageCacheStats page_cache;
     BlockAccumulator block;
     ProcessBlock block_unattributed;
@@ -170,7 +175,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     std::optional<CacheRead> cache_read;
     if (has_cache && is_counted_read(r)) {
         const Key stream = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
-        cache_read = split_read(r, prefetched[stream]);
+        cache_read = split_read(r, streams[stream].prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
@@ -194,7 +199,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
         r.ret <= 0)
         return;
-    uint64_t& next = next_offset.try_emplace(position_key(r.pid, r.dev, r.ino), 0).first->second;
+    uint64_t& next = streams[position_key(r.pid, r.dev, r.ino)].next_offset;
     if (r.offset == next)  // a first access starts "after" offset 0
         f.sequential++;
     else
