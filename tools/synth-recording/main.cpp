@@ -9,8 +9,9 @@
 // close), then exit; the rank's main thread sleeps off CPU while it waits.
 // The first epoch is cold (page-cache misses, readahead, block requests,
 // evictions of unused readahead); later ones hit the cache. Records go out in
-// start order per worker and interleaved across workers, the way the ring
-// buffer delivers them. Everything is derived from --seed: the same options
+// start order per worker, workers interleaved one file pass at a time (the
+// ring buffer interleaves them call by call, so real recordings are closer to
+// start order than these). Everything is derived from --seed: the same options
 // give the same file, byte for byte.
 #include <cstdint>
 #include <cstdio>
