@@ -1,10 +1,12 @@
 #include "model/dl_attribution.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "model/epochs.h"
 #include "model/stalls.h"
+#include "model/start_order.h"
 
 namespace iolens::model {
 
@@ -88,6 +90,49 @@ long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
     return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
 }
 
+using CallSink = std::function<void(const CallEvent&, uint32_t rank)>;
+
+// Hands every ranked call to sink, each rank's in start order (ties: record
+// order). Through a bounded reorder buffer first: records come nearly in
+// start order, so this holds a few thousand calls, not all of them. Should
+// one arrive too late for the buffer, reset() clears what sink built and
+// everything is handed again from all the calls sorted per rank (exact, and
+// as much memory as the calls take).
+void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm,
+                               const std::function<void()>& reset, const CallSink& sink) {
+    const size_t nr = rm.ranks.size();
+    // The rank of each call's pid; calls come in runs of one pid.
+    const auto ranked = [&](const CallSink& to) {
+        uint32_t last_pid = 0;
+        long last_rank = -1;
+        bool have = false;
+        CallLog::Cursor cur(calls);
+        for (CallEvent e; cur.next(e);) {
+            if (!have || e.pid != last_pid) {
+                have = true;
+                auto it = rm.rank_of.find(e.pid);
+                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
+                last_pid = e.pid;
+            }
+            if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
+        }
+    };
+    reset();
+    StartOrder order(reorder_calls, sink);
+    ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); });
+    order.finish();
+    if (order.in_order()) return;
+    reset();
+    std::vector<std::vector<CallEvent>> per_rank(nr);
+    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); });
+    for (size_t i = 0; i < nr; ++i) {
+        std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
+                         [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
+        for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+        per_rank[i] = {};
+    }
+}
+
 }  // namespace
 
 void attribute_dl(Report& r, const DlInputs& in) {
@@ -134,48 +179,32 @@ void attribute_dl(Report& r, const DlInputs& in) {
         r.ranks[i].wall_ns = rank_life[i].end - rank_life[i].start;
     }
 
-    // The calls of each rank, by start time.
-    std::vector<std::vector<const CallEvent*>> rank_calls(nr);
-    {
-        uint32_t last_pid = 0;
-        long last_rank = -1;
-        bool have = false;
-        for (const CallEvent& e : log.calls) {
-            if (!have || e.pid != last_pid) {
-                have = true;
-                auto it = rm.rank_of.find(e.pid);
-                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
-                last_pid = e.pid;
-            }
-            if (last_rank >= 0) rank_calls[last_rank].push_back(&e);
-        }
-    }
-    for (auto& v : rank_calls)
-        std::stable_sort(v.begin(), v.end(), [](const CallEvent* a, const CallEvent* b) {
-            return a->start_ns < b->start_ns;
-        });
-
-    // Stalls.
-    std::vector<RankStalls> stalls(nr);
-    for (size_t i = 0; i < nr; ++i) {
-        stalls[i] = rank_stalls(rank_calls[i], rm.ranks[i].roots, log.offcpu);
-        r.ranks[i].io_time_ns = stalls[i].io.measure();
-        r.ranks[i].critical_io_ns = stalls[i].critical.measure();
-        r.ranks[i].threads = std::move(stalls[i].threads);
-    }
-
-    // Epochs: markers, else inference.
+    // Epoch windows from markers, if any: then the inference is not needed.
     std::vector<EpochWindow> windows = epochs_from_markers(log.markers, cap.end);
-    std::string source = "marker";
-    if (windows.empty()) {
-        source = "inferred";
-        std::vector<bool> data_file(log.files.size());
+    const bool infer = windows.empty();
+    std::vector<bool> data_file;
+    if (infer) {
+        data_file.resize(log.files.size());
         for (size_t f = 0; f < data_file.size(); ++f)
             data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
+    }
+
+    std::string source = "marker";
+    if (infer) {
+        source = "inferred";
+        // The inference walks each rank's calls by start time.
+        std::vector<DataReadLog> logs;
+        walk_ranks_in_start_order(
+            log.calls, in.reorder_calls, rm,
+            [&] {
+                logs.clear();
+                for (size_t i = 0; i < nr; ++i) logs.emplace_back(data_file);
+            },
+            [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
         std::vector<std::vector<uint64_t>> starts;
         for (size_t i = 0; i < nr; ++i)
-            starts.push_back(infer_epoch_starts(rank_calls[i], data_file,
-                                                respawns(r.processes, rm.ranks[i].roots)));
+            starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(r.processes, rm.ranks[i].roots)));
+        logs.clear();
         windows = merge_rank_epochs(starts, cap.end);
         if (!windows.empty()) {
             // The "end" marker (without epoch markers) still ends the last epoch.
@@ -184,6 +213,27 @@ void attribute_dl(Report& r, const DlInputs& in) {
                     windows.back().end_ns = std::min(windows.back().end_ns, m.ts_ns);
         }
     }
+
+    // Stalls, now that the windows are known: measured as the calls go by.
+    std::vector<Interval> spans;
+    for (const auto& w : windows) spans.push_back({w.start_ns, w.end_ns});
+    std::vector<StallSweep> sweeps;
+    walk_ranks_in_start_order(
+        log.calls, in.reorder_calls, rm,
+        [&] {
+            sweeps.clear();
+            for (size_t i = 0; i < nr; ++i) sweeps.emplace_back(rm.ranks[i].roots, log.offcpu, spans);
+        },
+        [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); });
+    std::vector<RankStalls> stalls;
+    for (size_t i = 0; i < nr; ++i) {
+        stalls.push_back(std::move(sweeps[i]).finish());
+        r.ranks[i].io_time_ns = stalls[i].io_ns;
+        r.ranks[i].critical_io_ns = stalls[i].critical_ns;
+        r.ranks[i].threads = std::move(stalls[i].threads);
+    }
+    sweeps.clear();
+
     r.epochs.resize(windows.size());
     for (size_t k = 0; k < windows.size(); ++k) {
         EpochStats& ep = r.epochs[k];
@@ -198,8 +248,8 @@ void attribute_dl(Report& r, const DlInputs& in) {
             EpochRankStats& er = ep.ranks[i];
             er.rank = rm.ranks[i].rank;
             er.wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
-            er.io_time_ns = stalls[i].io.measure_within(ep.start_ns, ep.end_ns);
-            er.critical_io_ns = stalls[i].critical.measure_within(ep.start_ns, ep.end_ns);
+            er.io_time_ns = stalls[i].io_in[k];
+            er.critical_io_ns = stalls[i].critical_in[k];
         }
     }
     if (!windows.empty()) {
@@ -207,7 +257,8 @@ void attribute_dl(Report& r, const DlInputs& in) {
             auto it = rm.rank_of.find(pid);
             return it == rm.rank_of.end() ? -1L : static_cast<long>(it->second);
         };
-        for (const CallEvent& e : log.calls) {
+        CallLog::Cursor cur(log.calls);
+        for (CallEvent e; cur.next(e);) {
             const long k = epoch_of(windows, e.start_ns);
             if (k < 0) continue;
             EpochStats& ep = r.epochs[k];

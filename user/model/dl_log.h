@@ -8,10 +8,11 @@
 // epoch or rank when it sees it; it appends a compact summary here instead and
 // ReportBuilder::finish() charges every event once all is known (dl_attribution.h).
 //
-// Memory: a CallEvent is 64 bytes (10M calls ~ 640 MB). It carries exactly what
-// account() and the page-cache split need, so per-epoch tables equal the
-// whole-capture ones (histograms included); the page-cache split is computed
-// once, in record order, when the call is seen (it depends on the order).
+// Memory: a CallEvent carries exactly what account() and the page-cache split
+// need, so per-epoch tables equal the whole-capture ones (histograms
+// included); the page-cache split is computed once, in record order, when the
+// call is seen (it depends on the order). CallLog stores them in 10-16 bytes
+// each rather than 64 (call_log.h).
 // Page-cache, block, marker and off-CPU events are 24-40 bytes and rarer.
 // BuilderOptions::dl_attribution = false turns the log off for huge captures.
 #include <cstdint>
@@ -22,42 +23,13 @@
 #include <vector>
 
 #include "iolens/abi.h"
+#include "model/call_event.h"
+#include "model/call_log.h"
 #include "model/page_cache.h"
 #include "model/report.h"
 
 namespace iolens::model {
 
-struct CallEvent {
-    enum Flag : uint32_t {
-        kError = 1u << 0,       // ret < 0
-        kHasSize = 1u << 1,     // moved bytes: counts in bytes and size_bytes
-        kRegular = 1u << 2,     // a regular file (IOLENS_SC_REGULAR)
-        kOffsetZero = 1u << 3,  // a read/write that started at offset 0
-        kCountedRead = 1u << 4, // is_counted_read with page-cache fields: cache_read() applies
-    };
-    static constexpr uint32_t kNoFile = (1u << 23) - 1;
-
-    uint64_t start_ns = 0;
-    uint64_t duration_ns = 0;
-    uint64_t bytes = 0;      // OpStats::bytes contribution (when kHasSize)
-    uint64_t requested = 0;
-    uint64_t blocked_ns = 0;
-    uint32_t hit_bytes = 0;  // CacheRead, saturated at 4 GiB (a read returns < 2 GiB)
-    uint32_t miss_bytes = 0;
-    uint32_t readahead_bytes = 0;
-    uint32_t pid = 0;
-    uint32_t tid = 0;
-    uint32_t packed = 0;     // op:4 | flags:5 | file index:23 (kNoFile: none, or > 8M files)
-
-    int op() const { return static_cast<int>(packed & 0xf); }
-    uint32_t flags() const { return (packed >> 4) & 0x1f; }
-    uint32_t file() const { return packed >> 9; }
-    bool has(Flag f) const { return flags() & f; }
-    CacheRead cache_read() const {
-        return {hit_bytes, miss_bytes, readahead_bytes, blocked_ns};
-    }
-};
-static_assert(sizeof(CallEvent) == 64, "CallEvent is meant to stay 64 bytes");
 
 // A call's summary; cache is the read's page-cache split, when it has one.
 CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<CacheRead>& cache,
@@ -107,7 +79,7 @@ public:
     // The index of (dev, ino), assigned on first sight.
     uint32_t file_index(uint32_t dev, uint64_t ino);
 
-    std::vector<CallEvent> calls;
+    CallLog calls;  // compact: see call_log.h
     std::vector<PageCacheEvent> page_cache;
     std::vector<BlockEvent> blocks;
     std::vector<MarkerEvent> markers;

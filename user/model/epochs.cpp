@@ -78,40 +78,8 @@ bool data_file_path(std::string_view path) {
 
 namespace {
 
-struct DataRead {
-    uint64_t t;
-    uint32_t file;
-    bool pass;
-};
-
-// Steps 1 (per call): the rank's reads of data files, each marked whether it
-// starts a pass.
-std::vector<DataRead> data_reads(const std::vector<const CallEvent*>& calls,
-                                 const std::vector<bool>& data_file) {
-    enum : uint8_t { kSeen = 1, kOpened = 2 };
-    std::unordered_map<uint64_t, uint8_t> state;  // (pid, file) -> kSeen | kOpened
-    std::vector<DataRead> out;
-    for (const CallEvent* e : calls) {
-        const uint32_t f = e->file();
-        if (f >= data_file.size() || !data_file[f]) continue;
-        const uint64_t key = uint64_t{e->pid} << 32 | f;
-        if (e->op() == IOLENS_OP_OPEN) {
-            if (!e->has(CallEvent::kError)) state[key] |= kOpened;
-            continue;
-        }
-        if (e->op() != IOLENS_OP_READ || !e->has(CallEvent::kRegular) ||
-            !e->has(CallEvent::kHasSize) || e->bytes == 0)
-            continue;
-        uint8_t& s = state[key];
-        out.push_back({e->start_ns, f, !(s & kSeen) || (s & kOpened)});
-        s = kSeen;
-    }
-    // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
-    std::unordered_map<uint32_t, uint32_t> passes;
-    for (const auto& r : out) passes[r.file] += r.pass;
-    std::erase_if(out, [&](const DataRead& r) { return passes[r.file] < 2; });
-    return out;
-}
+// Step 1 for one call (see DataReadLog in epochs.h for what is kept).
+enum : uint8_t { kSeen = 1, kOpened = 2 };
 
 // The latest respawn in (after, upto], or upto.
 uint64_t snap(uint64_t upto, std::optional<uint64_t> after, const std::vector<uint64_t>& respawns) {
@@ -124,10 +92,79 @@ uint64_t snap(uint64_t upto, std::optional<uint64_t> after, const std::vector<ui
 
 }  // namespace
 
+void DataReadLog::add(const CallEvent& e) {
+    const uint32_t f = e.file();
+    if (f >= data_file_->size() || !(*data_file_)[f]) return;
+    const uint64_t key = uint64_t{e.pid} << 32 | f;
+    if (e.op() == IOLENS_OP_OPEN) {
+        if (!e.has(CallEvent::kError)) state_[key] |= kOpened;
+        return;
+    }
+    if (e.op() != IOLENS_OP_READ || !e.has(CallEvent::kRegular) || !e.has(CallEvent::kHasSize) ||
+        e.bytes == 0)
+        return;
+    uint8_t& s = state_[key];
+    const bool pass = !(s & kSeen) || (s & kOpened);
+    s = kSeen;
+    if (pass) {
+        close_run();
+        out_.push_back({e.start_ns, f, true});
+        passes_[f]++;
+        return;
+    }
+    // A non-pass read: becomes its file's last read in the run; the previous
+    // last (if it was not also the first) is no longer needed.
+    const auto idx = static_cast<uint32_t>(run_.size());
+    auto [it, inserted] = run_files_.try_emplace(f, Ends{idx, idx});
+    if (!inserted) {
+        if (it->second.last != it->second.first) {
+            run_[it->second.last].file = kDead;
+            run_dead_++;
+        }
+        it->second.last = idx;
+    }
+    run_.push_back({e.start_ns, f, false});
+    if (run_dead_ > 64 && run_dead_ * 2 > run_.size()) compact_run();
+}
+
+void DataReadLog::compact_run() {
+    std::erase_if(run_, [](const DataRead& r) { return r.file == kDead; });
+    run_dead_ = 0;
+    run_files_.clear();
+    for (uint32_t i = 0; i < run_.size(); ++i) {
+        auto [it, inserted] = run_files_.try_emplace(run_[i].file, Ends{i, i});
+        if (!inserted) it->second.last = i;
+    }
+}
+
+void DataReadLog::close_run() {
+    for (const DataRead& r : run_)
+        if (r.file != kDead) out_.push_back(r);
+    run_.clear();
+    run_dead_ = 0;
+    run_files_.clear();
+}
+
+std::vector<DataRead> DataReadLog::finish() && {
+    close_run();
+    // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
+    std::erase_if(out_, [&](const DataRead& r) {
+        auto it = passes_.find(r.file);
+        return it == passes_.end() || it->second < 2;
+    });
+    return std::move(out_);
+}
+
 std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& calls,
                                          const std::vector<bool>& data_file,
                                          const std::vector<uint64_t>& respawns) {
-    const std::vector<DataRead> reads = data_reads(calls, data_file);
+    DataReadLog log(data_file);
+    for (const CallEvent* e : calls) log.add(*e);
+    return infer_epoch_starts(std::move(log).finish(), respawns);
+}
+
+std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
+                                         const std::vector<uint64_t>& respawns) {
     if (reads.empty()) return {};
     // Membership by stamp: file f is in the current set when cur[f] == cur_id.
     std::unordered_map<uint32_t, uint32_t> cur, fresh_set;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/dl_log.h"
@@ -75,10 +76,54 @@ inline constexpr std::string_view kIgnoredSuffixes[] = {".py", ".pyc", ".so"};
 // empty (unknown) path can.
 bool data_file_path(std::string_view path);
 
+// A read of a data file, as the inference sees it: pass = it starts a pass.
+struct DataRead {
+    uint64_t t;
+    uint32_t file;
+    bool pass;
+};
+
+// Rule 1 applied to one rank's calls as they come, in start order, keeping
+// only the reads the inference can tell apart from the full sequence.
+// Between two pass reads the state machine above only adds files to the set
+// (at the first read of each) and remembers the last read's time, so of each
+// run of non-pass reads it keeps, per file, the first and the last read: a
+// subsequence of the reads that gives the same boundaries (also once files
+// with fewer than 2 passes are dropped, which may join two runs). Memory
+// grows with passes (files x epochs) and the files read between them, not
+// with the reads (a file read in 1,000 chunks keeps 2 of them).
+class DataReadLog {
+public:
+    explicit DataReadLog(const std::vector<bool>& data_file) : data_file_(&data_file) {}
+    void add(const CallEvent& e);  // the rank's calls in start order (ties: record order)
+    // The kept reads, in order, without the files of fewer than 2 passes.
+    std::vector<DataRead> finish() &&;
+
+private:
+    void close_run();
+    void compact_run();
+    const std::vector<bool>* data_file_;
+    std::unordered_map<uint64_t, uint8_t> state_;  // (pid << 32 | file) -> seen / opened
+    std::unordered_map<uint32_t, uint32_t> passes_;
+    std::vector<DataRead> out_;  // kept reads before the current run
+    // The current run of non-pass reads: its reads (dead ones have kDead as
+    // file) and, per file, the index of its first and last read in it.
+    static constexpr uint32_t kDead = UINT32_MAX;
+    std::vector<DataRead> run_;
+    size_t run_dead_ = 0;
+    struct Ends {
+        uint32_t first, last;
+    };
+    std::unordered_map<uint32_t, Ends> run_files_;
+};
+
 // One rank's inferred epoch starts (the first is epoch 1's start), or empty
-// when no boundary was found. calls: the rank's calls sorted by start_ns;
-// data_file[i]: file index i passes the path rule; respawns: fork times of
-// respawned workers, sorted.
+// when no boundary was found. reads: DataReadLog::finish(); respawns: fork
+// times of respawned workers, sorted.
+std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
+                                         const std::vector<uint64_t>& respawns);
+// The same from the rank's calls sorted by start_ns; data_file[i]: file index
+// i passes the path rule.
 std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& calls,
                                          const std::vector<bool>& data_file,
                                          const std::vector<uint64_t>& respawns);

@@ -5,6 +5,15 @@
 namespace iolens::model {
 
 IntervalSet::IntervalSet(std::vector<Interval> in) {
+    // Already sorted, disjoint and non-empty (a rank's stall sweep, with as
+    // many pieces as calls in a single-threaded loop): keep it, no copy.
+    bool ready = true;
+    for (size_t i = 0; i < in.size() && ready; ++i)
+        ready = in[i].start < in[i].end && (i == 0 || in[i - 1].end < in[i].start);
+    if (ready) {
+        v_ = std::move(in);
+        return;
+    }
     std::erase_if(in, [](const Interval& i) { return i.end <= i.start; });
     std::sort(in.begin(), in.end(),
               [](const Interval& a, const Interval& b) { return a.start < b.start; });
@@ -34,9 +43,18 @@ uint64_t IntervalSet::measure_within(uint64_t lo, uint64_t hi) const {
 }
 
 IntervalSet IntervalSet::unite(const IntervalSet& o) const {
-    std::vector<Interval> all = v_;
-    all.insert(all.end(), o.v_.begin(), o.v_.end());
-    return IntervalSet(std::move(all));
+    // Both sorted and disjoint: one merge by start, no copy to sort.
+    IntervalSet out;
+    size_t i = 0, j = 0;
+    while (i < v_.size() || j < o.v_.size()) {
+        const Interval& next =
+            j >= o.v_.size() || (i < v_.size() && v_[i].start <= o.v_[j].start) ? v_[i++] : o.v_[j++];
+        if (!out.v_.empty() && next.start <= out.v_.back().end)
+            out.v_.back().end = std::max(out.v_.back().end, next.end);
+        else
+            out.v_.push_back(next);
+    }
+    return out;
 }
 
 IntervalSet IntervalSet::intersect(const IntervalSet& o) const {

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +41,51 @@ Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) {
     return {uint64_t{pid} << 32 | dev, ino};
 }
 
+// A file's figures while the capture is read. As FileStats, but only the
+// syscall classes the file saw have an OpStats (176 bytes each, two
+// histograms): a data file sees 3 or 4 of the 9, and a training job may
+// touch millions of files. FileStats is made for the listed ones only.
+struct FileAccum {
+    std::string path;
+    uint32_t dev = 0;
+    uint64_t ino = 0;
+    uint64_t size = 0;
+    uint64_t sequential = 0;
+    uint64_t random = 0;
+    PageCacheStats page_cache;
+    std::array<std::unique_ptr<OpStats>, kOpCount> ops;
+
+    OpStats& op(int i) {
+        if (!ops[i]) ops[i] = std::make_unique<OpStats>();
+        return *ops[i];
+    }
+    // rw_bytes(FileStats::ops): read + write bytes.
+    uint64_t rw_bytes() const {
+        return (ops[IOLENS_OP_READ] ? ops[IOLENS_OP_READ]->bytes : 0) +
+               (ops[IOLENS_OP_WRITE] ? ops[IOLENS_OP_WRITE]->bytes : 0);
+    }
+    // A call (an OpStats exists only once one was counted) or page-cache activity.
+    bool touched() const {
+        if (!page_cache.empty()) return true;
+        for (const auto& o : ops)
+            if (o && o->calls != 0) return true;
+        return false;
+    }
+    FileStats stats() const {
+        FileStats f;
+        f.path = path;
+        f.dev = dev;
+        f.ino = ino;
+        f.size = size;
+        for (int i = 0; i < kOpCount; ++i)
+            if (ops[i]) f.ops[i] = *ops[i];
+        f.sequential = sequential;
+        f.random = random;
+        f.page_cache = page_cache;
+        return f;
+    }
+};
+
 // Records are copied out of the stream: it holds them back to back at any
 // alignment, so reading the structs in place would be undefined behaviour.
 template <typename T>
@@ -56,12 +103,17 @@ struct ReportBuilder::State {
     OpTable totals;
     std::unordered_map<uint32_t, ProcessStats> processes;
     std::vector<ProcessStats> retired;  // exited processes whose pid was reused later
-    std::unordered_map<Key, FileStats, KeyHash> files;
-    // Per (pid, dev, ino): the file offset where the previous read/write ended.
-    std::unordered_map<Key, uint64_t, KeyHash> next_offset;
-    // Per read stream (pid, dev, ino; dev = ino = 0 for reads without file
-    // identity): bytes brought into the cache not yet returned (split_read).
-    std::unordered_map<Key, uint64_t, KeyHash> prefetched;
+    std::unordered_map<Key, FileAccum, KeyHash> files;
+    // Per (pid, dev, ino) -- one process's use of one file -- in one node
+    // (a job may have a million such pairs): where its previous read/write
+    // ended (sequential vs random), and the bytes its reads brought into the
+    // cache not yet returned (split_read). Reads without file identity are
+    // one stream per process, under dev = ino = 0.
+    struct Stream {
+        uint64_t next_offset = 0;
+        uint64_t prefetched = 0;
+    };
+    std::unordered_map<Key, Stream, KeyHash> streams;
     PageCacheStats page_cache;
     BlockAccumulator block;
     ProcessBlock block_unattributed;
@@ -75,7 +127,7 @@ struct ReportBuilder::State {
     uint32_t last_pid = 0;
     ProcessStats* last_process = nullptr;
     Key last_file{};
-    FileStats* last_file_stats = nullptr;
+    FileAccum* last_file_stats = nullptr;
 
     ProcessStats& process(uint32_t pid) {
         if (last_process && last_pid == pid) return *last_process;
@@ -86,7 +138,7 @@ struct ReportBuilder::State {
         return it->second;
     }
 
-    FileStats& file(uint32_t dev, uint64_t ino) {
+    FileAccum& file(uint32_t dev, uint64_t ino) {
         const Key k = file_key(dev, ino);
         if (last_file_stats && last_file == k) return *last_file_stats;
         auto [it, inserted] = files.try_emplace(k);
@@ -123,7 +175,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     std::optional<CacheRead> cache_read;
     if (has_cache && is_counted_read(r)) {
         const Key stream = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
-        cache_read = split_read(r, prefetched[stream]);
+        cache_read = split_read(r, streams[stream].prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
@@ -137,8 +189,8 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
     if (!has_file) return;
-    FileStats& f = file(r.dev, r.ino);
-    account(f.ops[r.op], e);
+    FileAccum& f = file(r.dev, r.ino);
+    account(f.op(r.op), e);
     if (cache_read) f.page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
@@ -147,7 +199,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
         r.ret <= 0)
         return;
-    uint64_t& next = next_offset.try_emplace(position_key(r.pid, r.dev, r.ino), 0).first->second;
+    uint64_t& next = streams[position_key(r.pid, r.dev, r.ino)].next_offset;
     if (r.offset == next)  // a first access starts "after" offset 0
         f.sequential++;
     else
@@ -204,7 +256,7 @@ void ReportBuilder::State::on_offcpu(const iolens_offcpu_rec& r) {
 }
 
 void ReportBuilder::State::on_file(const iolens_file_rec& r, const char* path) {
-    FileStats& f = file(r.dev, r.ino);
+    FileAccum& f = file(r.dev, r.ino);
     f.path = path_from_components(path, r.path_len, r.flags & IOLENS_FILE_TRUNCATED);
     f.size = r.size;
 }
@@ -396,17 +448,14 @@ Report ReportBuilder::finish() const {
     // (an open whose syscall record was lost) says nothing about I/O, but a
     // file mapped before the capture shows only through its faults. Rank
     // pointers, copy the top max_files only: there may be millions of files.
-    std::vector<const FileStats*> ranked;
+    std::vector<const FileAccum*> ranked;
     ranked.reserve(s.files.size());
-    for (const auto& [key, f] : s.files) {
-        bool touched = !f.page_cache.empty();
-        for (const auto& op : f.ops) touched |= op.calls != 0;
-        if (touched) ranked.push_back(&f);
-    }
+    for (const auto& [key, f] : s.files)
+        if (f.touched()) ranked.push_back(&f);
     // Bytes descending, then path; files never named (empty path) after the
     // named ones, by device and inode, so the order is deterministic.
-    const auto order = [](const FileStats* a, const FileStats* b) {
-        const uint64_t ba = rw_bytes(a->ops), bb = rw_bytes(b->ops);
+    const auto order = [](const FileAccum* a, const FileAccum* b) {
+        const uint64_t ba = a->rw_bytes(), bb = b->rw_bytes();
         if (ba != bb) return ba > bb;
         if (a->path.empty() != b->path.empty()) return b->path.empty();
         if (a->path != b->path) return a->path < b->path;
@@ -420,12 +469,12 @@ Report ReportBuilder::finish() const {
     r.files_omitted = ranked.size() - keep;
     r.files.reserve(keep);
     for (size_t i = 0; i < keep; ++i) {
-        r.files.push_back(*ranked[i]);
+        r.files.push_back(ranked[i]->stats());
         if (r.files.back().path.empty())
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }
     if (s.options.dl_attribution) {
-        DlInputs in{s.log, s.env, s.options.rank_env_override, {}};
+        DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
             auto it = s.files.find(file_key(id.dev, id.ino));

@@ -20,9 +20,13 @@ struct BuilderOptions {
     // empty: the precedence list of model/rank_env.h.
     std::string rank_env_override;
     // Ranks, epochs and stalls (Report::ranks, epochs, rank_imbalance). They
-    // need a compact log of every event (model/dl_log.h, 64 bytes a call);
+    // need a compact log of every event (model/dl_log.h, ~10-16 bytes a call);
     // false leaves them empty and keeps memory flat for huge captures.
     bool dl_attribution = true;
+    // Calls the DL attribution holds back to put each rank's calls in start
+    // order (model/start_order.h); past it, a call arriving later than that
+    // makes it sort them all instead. Tests lower it to take that path.
+    size_t reorder_calls = size_t{1} << 16;
 };
 
 class ReportBuilder {

@@ -4,56 +4,102 @@
 
 namespace iolens::model {
 
-namespace {
-
-bool is_root(const std::vector<uint32_t>& roots, uint32_t pid) {
-    return std::binary_search(roots.begin(), roots.end(), pid);
+StallSweep::StallSweep(std::vector<uint32_t> roots, const std::vector<OffCpuEvent>& offcpu,
+                       std::vector<Interval> windows)
+    : roots_(std::move(roots)), windows_(std::move(windows)) {
+    std::vector<Interval> off;
+    for (const auto& o : offcpu)
+        if (o.tid == o.pid && std::binary_search(roots_.begin(), roots_.end(), o.pid))
+            off.push_back({o.start_ns, o.end_ns});
+    main_off_ = IntervalSet(std::move(off));
+    for (Measure* m : {&io_m_, &io_off_m_, &main_m_, &main_off_m_}) m->in.assign(windows_.size(), 0);
 }
 
-Interval of(const CallEvent& e) { return {e.start_ns, e.start_ns + e.duration_ns}; }
+void StallSweep::Measure::add(uint64_t s, uint64_t e, const std::vector<Interval>& w) {
+    total += e - s;
+    while (first < w.size() && w[first].end <= s) ++first;
+    for (size_t k = first; k < w.size() && w[k].start < e; ++k) {
+        const uint64_t lo = std::max(s, w[k].start), hi = std::min(e, w[k].end);
+        if (hi > lo) in[k] += hi - lo;
+    }
+}
 
-}  // namespace
+// A finished piece of a union: measured, and its overlap with the main
+// threads' off-CPU time measured too.
+void StallSweep::close(Sweep& u, Measure& whole, Measure& with_off) {
+    if (!u.open) return;
+    whole.add(u.s, u.e, windows_);
+    const auto& off = main_off_.intervals();
+    while (u.off < off.size() && off[u.off].end <= u.s) ++u.off;
+    for (size_t j = u.off; j < off.size() && off[j].start < u.e; ++j) {
+        const uint64_t lo = std::max(u.s, off[j].start), hi = std::min(u.e, off[j].end);
+        if (hi > lo) with_off.add(lo, hi, windows_);
+    }
+    u.open = false;
+}
 
-RankStalls rank_stalls(const std::vector<const CallEvent*>& calls,
-                       const std::vector<uint32_t>& roots, const std::vector<OffCpuEvent>& offcpu) {
+void StallSweep::extend(Sweep& u, uint64_t s, uint64_t e, Measure& whole, Measure& with_off) {
+    if (e <= s) return;  // empty: adds nothing to a union
+    if (u.open && s <= u.e) {
+        u.e = std::max(u.e, e);
+        return;
+    }
+    close(u, whole, with_off);
+    u.open = true;
+    u.s = s;
+    u.e = e;
+}
+
+void StallSweep::add(const CallEvent& c) {
+    const uint64_t s = c.start_ns, e = c.start_ns + c.duration_ns;
+    extend(io_, s, e, io_m_, io_off_m_);
+    if (c.tid == c.pid && std::binary_search(roots_.begin(), roots_.end(), c.pid))
+        extend(main_, s, e, main_m_, main_off_m_);
+    // Per thread: the union of its calls (zero-length calls start a run too).
+    auto [it, inserted] = threads_.try_emplace(uint64_t{c.pid} << 32 | c.tid);
+    Run& r = it->second;
+    if (inserted) {
+        r.s = s;
+        r.e = e;
+    } else if (s <= r.e) {
+        r.e = std::max(r.e, e);
+    } else {
+        r.total += r.e - r.s;
+        r.s = s;
+        r.e = e;
+    }
+}
+
+RankStalls StallSweep::finish() && {
+    close(io_, io_m_, io_off_m_);
+    close(main_, main_m_, main_off_m_);
     RankStalls out;
-    std::vector<Interval> io, main_io, main_off;
-    io.reserve(calls.size());
-    for (const CallEvent* e : calls) {
-        io.push_back(of(*e));
-        if (e->tid == e->pid && is_root(roots, e->pid)) main_io.push_back(of(*e));
-    }
-    for (const auto& o : offcpu)
-        if (o.tid == o.pid && is_root(roots, o.pid)) main_off.push_back({o.start_ns, o.end_ns});
-    out.io = IntervalSet(std::move(io));
-    out.critical = IntervalSet(std::move(main_io)).unite(IntervalSet(std::move(main_off)).intersect(out.io));
-
-    // Per thread: sort by (pid, tid, start) and sweep.
-    std::vector<const CallEvent*> by_thread = calls;
-    std::sort(by_thread.begin(), by_thread.end(), [](const CallEvent* a, const CallEvent* b) {
-        if (a->pid != b->pid) return a->pid < b->pid;
-        if (a->tid != b->tid) return a->tid < b->tid;
-        return a->start_ns < b->start_ns;
+    out.io_ns = io_m_.total;
+    // main_io is inside io, so main_io ∩ off = main_io ∩ off ∩ io.
+    out.critical_ns = main_m_.total + io_off_m_.total - main_off_m_.total;
+    out.io_in = std::move(io_m_.in);
+    out.critical_in.resize(windows_.size());
+    for (size_t k = 0; k < windows_.size(); ++k)
+        out.critical_in[k] = main_m_.in[k] + io_off_m_.in[k] - main_off_m_.in[k];
+    out.threads.reserve(threads_.size());
+    for (const auto& [key, r] : threads_)
+        out.threads.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), r.total + (r.e - r.s)});
+    std::sort(out.threads.begin(), out.threads.end(), [](const ThreadIo& a, const ThreadIo& b) {
+        return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
     });
-    for (size_t i = 0; i < by_thread.size();) {
-        const uint32_t pid = by_thread[i]->pid, tid = by_thread[i]->tid;
-        uint64_t total = 0, s = by_thread[i]->start_ns, e = s + by_thread[i]->duration_ns;
-        for (++i; i < by_thread.size() && by_thread[i]->pid == pid && by_thread[i]->tid == tid; ++i) {
-            const Interval iv = of(*by_thread[i]);
-            if (iv.start <= e) {
-                e = std::max(e, iv.end);
-            } else {
-                total += e - s;
-                s = iv.start;
-                e = iv.end;
-            }
-        }
-        total += e - s;
-        out.threads.push_back({pid, tid, total});
-    }
     std::stable_sort(out.threads.begin(), out.threads.end(),
                      [](const ThreadIo& a, const ThreadIo& b) { return a.io_ns > b.io_ns; });
     return out;
+}
+
+RankStalls rank_stalls(const std::vector<const CallEvent*>& calls, const std::vector<uint32_t>& roots,
+                       const std::vector<OffCpuEvent>& offcpu, std::vector<Interval> windows) {
+    std::vector<const CallEvent*> sorted = calls;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const CallEvent* a, const CallEvent* b) { return a->start_ns < b->start_ns; });
+    StallSweep sweep(roots, offcpu, std::move(windows));
+    for (const CallEvent* e : sorted) sweep.add(*e);
+    return std::move(sweep).finish();
 }
 
 }  // namespace iolens::model
