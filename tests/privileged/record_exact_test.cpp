@@ -68,22 +68,43 @@ TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate)
     EXPECT_EQ(f["sequential"], 1);
     EXPECT_EQ(f["random"], n - 1);
 
-    // What tracing cost: the syscall programs ran at least at entry and exit
-    // of every pread (and for every other syscall on the machine).
+    // What tracing cost, by default from sampled BPF statistics: an estimate,
+    // whose share of the capture is reported.
     const auto& cost = j["capture"]["cost"];
     ASSERT_TRUE(cost.is_object()) << j["capture"];
     EXPECT_EQ(cost["bpf_stats_unavailable"], "");
-    uint64_t syscall_runs = 0;
-    for (const auto& fam : cost["bpf"])
-        if (fam["family"] == "syscalls")
-            syscall_runs = fam["runs"].get<uint64_t>();
-    EXPECT_GE(syscall_runs, 2 * n);
+    EXPECT_GT(cost["bpf_sampled_share"].get<double>(), 0.0);
+    EXPECT_LE(cost["bpf_sampled_share"].get<double>(), 1.0);
     EXPECT_GT(cost["bpf_run_ns"].get<uint64_t>(), 0u);
     EXPECT_GT(cost["recorder_cpu_ns"].get<uint64_t>(), 0u);
     EXPECT_GT(cost["recorder_max_rss_bytes"].get<uint64_t>(), 0u);
     EXPECT_GT(cost["attach_ns"].get<uint64_t>(), 0u);
     // 2M preads take far more than a millisecond of the job's CPU.
     EXPECT_GT(cost["job_cpu_ns"].get<uint64_t>(), 1'000'000u);
+}
+
+TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun)
+{
+    // With the statistics on throughout, the syscall programs' run count is
+    // exact: at least entry and exit of every pread (and every other syscall
+    // on the machine meanwhile).
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    const uint64_t n = 200'000;
+    std::vector<std::string> cmd = {iolens_bin(), "record", "--bpf-stats", "always", "-o", dir / "rec.iolens",
+                                    "--json", dir / "report.json", "--", workload_bin(), "pread-loop", "--file",
+                                    file, "--count", std::to_string(n)};
+    auto r = run(cmd);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    auto j = load_json(dir / "report.json");
+    const auto& cost = j["capture"]["cost"];
+    EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
+    uint64_t syscall_runs = 0;
+    for (const auto& fam : cost["bpf"])
+        if (fam["family"] == "syscalls")
+            syscall_runs = fam["runs"].get<uint64_t>();
+    EXPECT_GE(syscall_runs, 2 * n);
+    EXPECT_EQ(j["totals"]["read"]["calls"], n);
 }
 
 TEST_F(RecordExact, TwoThreadsCountedExactly)

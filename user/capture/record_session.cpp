@@ -249,7 +249,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         return r.error();
     const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
     probes::RunStats run_stats;  // sampled windows from now on
-    if (opt.bpf_stats && !run_stats.start(attach_mono))
+    if (opt.bpf_stats != "off" && !run_stats.start(attach_mono, opt.bpf_stats == "always"))
         spdlog::debug("{}", run_stats.unavailable());
     // -p: the target's CPU time so far, subtracted at the end.
     const std::optional<uint64_t> target_cpu_at_attach = opt.pid ? process_cpu_ns(*opt.pid) : std::nullopt;

@@ -29,9 +29,10 @@ struct RecordOptions {
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
     // called), so the reported attach time covers feature probing too.
     uint64_t started_mono_ns = 0;
-    // Keep the kernel's BPF run-time statistics on while recording, to report
-    // what the probes cost (the kernel then times every program run).
-    bool bpf_stats = true;
+    // The kernel's BPF run-time statistics, to report what the probes cost:
+    // "sampled" (short windows, scaled: probes::RunStats), "always" (every
+    // run timed: exact, but adds ~140 ns per traced syscall here), "off".
+    std::string bpf_stats = "sampled";
 };
 
 struct RecordOutcome {

@@ -47,7 +47,9 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
         cli.force_variant != "legacy")
         return make_error("--force-variant must be direct, standard or legacy, not '" + cli.force_variant + "'");
     o.probe.force_variant = cli.force_variant;
-    o.bpf_stats = !cli.no_bpf_stats;
+    if (cli.bpf_stats != "sampled" && cli.bpf_stats != "always" && cli.bpf_stats != "off")
+        return make_error("--bpf-stats must be sampled, always or off, not '" + cli.bpf_stats + "'");
+    o.bpf_stats = cli.bpf_stats;
     return o;
 }
 
@@ -73,7 +75,9 @@ void register_record(CLI::App& app, Action& action)
     // has the preferred ones.
     sub->add_option("--force-hook", opts->force_hook, "Use only tp_btf or raw_tp hooks")->group("");
     sub->add_option("--force-variant", opts->force_variant, "Use only this build of the BPF programs")->group("");
-    sub->add_flag("--no-bpf-stats", opts->no_bpf_stats, "Do not time the BPF programs (their cost is then unknown)");
+    sub->add_option("--bpf-stats", opts->bpf_stats,
+                    "Time the BPF programs: sampled (default), always (exact, costly), off")
+        ->group("");
     sub->add_option("command", opts->command, "The command to run and trace")->take_all();
     sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
     sub->callback([opts, &action]() {

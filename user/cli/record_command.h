@@ -21,7 +21,7 @@ struct RecordCliOptions {
     unsigned ringbuf_mib = 64;
     std::string force_hook;
     std::string force_variant;
-    bool no_bpf_stats = false;
+    std::string bpf_stats = "sampled";
     OutputOptions out;
 };
 

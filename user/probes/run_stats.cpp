@@ -41,9 +41,9 @@ void RunStats::disable(uint64_t now)
     on_ns_ += now - window_start_ns_;
 }
 
-bool RunStats::start(uint64_t now)
+bool RunStats::start(uint64_t now, bool always)
 {
-    always_on_ = sysctl_stats_on();
+    always_on_ = always || sysctl_stats_on();
     if (!enable()) {
         const int err = errno;
         unavailable_ = err == EINVAL ? "this kernel has no BPF run-time statistics (BPF_ENABLE_STATS, 5.8+)"

@@ -20,10 +20,11 @@ public:
     RunStats& operator=(const RunStats&) = delete;
     ~RunStats();
 
-    // Starts sampling at `now` (CLOCK_MONOTONIC ns) with a first window.
+    // Starts sampling at `now` (CLOCK_MONOTONIC ns) with a first window, or
+    // with one window for the whole capture if `always`.
     // False, with unavailable() saying why, where the kernel cannot keep the
     // statistics (before 5.8) or refuses.
-    bool start(uint64_t now);
+    bool start(uint64_t now, bool always = false);
     // Opens or closes a window as the schedule says; call it often (the
     // record loop does, at least every 50 ms).
     void tick(uint64_t now);
