@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.h"
+#include "cli_parse.h"
 #include "cli/options.h"
 #include "cli/record_command.h"
 
@@ -72,20 +73,7 @@ TEST(CliRecord, OptionsAreCheckedAndCarriedThrough)
     EXPECT_NE(validate_record(o).error().message.find("forever"), std::string::npos);
 }
 
-// The full command line through CLI11: returns the exit code CLI11 would give
-// (0 when parsing succeeded and a subcommand action was chosen).
-int parse(std::vector<std::string> args, Action& action)
-{
-    CLI::App app;
-    build_app(app, action);
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError& e) {
-        return e.get_exit_code();
-    }
-    return action ? 0 : -1;
-}
+using test::parse;
 
 TEST(CliApp, SubcommandsParse)
 {

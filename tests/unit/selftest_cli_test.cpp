@@ -5,22 +5,12 @@
 #include <algorithm>
 
 #include "cli/commands.h"
+#include "cli_parse.h"
 
 namespace iolens::cli {
 namespace {
 
-int parse(std::vector<std::string> args, Action& action)
-{
-    CLI::App app;
-    build_app(app, action);
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError& e) {
-        return e.get_exit_code();
-    }
-    return action ? 0 : -1;
-}
+using test::parse;
 
 TEST(SelfTestCli, OptionsParse)
 {
