@@ -225,6 +225,17 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
             if (wanted && std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
                 fam->tracepoints.push_back(tp);
         }
+        // Every required tracepoint needs a program whose signature fits
+        // this kernel (see matches_arity); otherwise this hook kind cannot work.
+        std::string unmatched;
+        for (const auto& tp : spec.required)
+            if (std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
+                unmatched += (unmatched.empty() ? "" : ", ") + tp;
+        if (!unmatched.empty()) {
+            errors += (errors.empty() ? "" : "; ") + object + " " + hook_prefix(hook) +
+                      ": no program fits this kernel's signature of " + unmatched;
+            continue;
+        }
         bpf_map* map;
         bpf_object__for_each_map(map, fam->skeleton.obj)
         {
