@@ -16,9 +16,10 @@
 #include "iolens/abi.h"
 
 /* Tunables, set by user space between open and load. */
-/* Wake the consumer once per this many bytes written: batching wake-ups keeps
- * the per-event cost low; the consumer also polls on a short timer. */
-const volatile __u64 iolens_wakeup_bytes = 256 * 1024;
+/* Wake the consumer each time a CPU has produced another 2^shift bytes:
+ * batching wake-ups keeps the per-event cost low; the consumer also polls
+ * on a short timer, so what a quiet CPU produced is read within that time. */
+const volatile __u32 iolens_wakeup_shift = 18; /* 256 KiB */
 
 /* Tracked processes: one byte per tgid (8 per array slot), so the hot-path
  * filter is an inlined array lookup and a byte load, and updates are plain
@@ -88,10 +89,24 @@ static __always_inline void iolens_set_tracked(__u32 tgid, bool on)
 	bytes[tgid & 7] = on;
 }
 
-static __always_inline __u64 iolens_wakeup_flag(__u64 before, __u64 after)
+/* Count `bytes` more ring-buffer bytes produced on this CPU and say whether
+ * the consumer should be woken: when the count crosses a multiple of
+ * 2^iolens_wakeup_shift. A per-CPU count, not bpf_ringbuf_query(): asking
+ * the ring how much is unread reads the consumer's position, a cache line
+ * the recorder writes from another CPU, and cost ~55 ns per record (kernel
+ * BPF statistics, 4M cached preads, docs/benchmarks.md). */
+static __always_inline __u64 iolens_wakeup_flag(__u64 bytes)
 {
-	return before / iolens_wakeup_bytes != after / iolens_wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									  : BPF_RB_NO_WAKEUP;
+	__u32 key = IOLENS_CNT_RB_BYTES;
+	__u64 *produced = bpf_map_lookup_elem(&iolens_counters, &key);
+	__u64 before;
+
+	if (!produced)
+		return BPF_RB_NO_WAKEUP;
+	before = *produced;
+	*produced = before + bytes; /* per-CPU: no atomics needed */
+	return (before >> iolens_wakeup_shift) != ((before + bytes) >> iolens_wakeup_shift) ? BPF_RB_FORCE_WAKEUP
+											 : BPF_RB_NO_WAKEUP;
 }
 
 /* Reserve a fixed-size record; counts the loss when the ring is full. */
@@ -106,12 +121,10 @@ static __always_inline void *iolens_reserve(__u64 size)
 /* Ring-buffer bytes a record of `size` takes: an 8-byte header, 8-aligned. */
 #define IOLENS_RB_BYTES(size) ((((__u64)(size)) + 8 + 7) & ~7ULL)
 
-/* Submit a reserved record of `size` bytes (already counted in the unread data). */
+/* Submit a record reserved with iolens_reserve(size). */
 static __always_inline void iolens_submit_sized(void *rec, __u64 size)
 {
-	__u64 after = bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA);
-
-	bpf_ringbuf_submit(rec, iolens_wakeup_flag(after - IOLENS_RB_BYTES(size), after));
+	bpf_ringbuf_submit(rec, iolens_wakeup_flag(IOLENS_RB_BYTES(size)));
 	iolens_count(IOLENS_CNT_RECORDS);
 }
 #define iolens_submit(rec) iolens_submit_sized((rec), sizeof(*(rec)))
@@ -120,9 +133,10 @@ static __always_inline void iolens_submit_sized(void *rec, __u64 size)
  * urgent: wake the consumer now (it must act while the process lives). */
 static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 {
-	__u64 before = bpf_ringbuf_query(&iolens_events, BPF_RB_AVAIL_DATA);
-	__u64 flag = urgent ? BPF_RB_FORCE_WAKEUP : iolens_wakeup_flag(before, before + IOLENS_RB_BYTES(size));
+	__u64 flag = iolens_wakeup_flag(IOLENS_RB_BYTES(size));
 
+	if (urgent)
+		flag = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&iolens_events, rec, size, flag) == 0)
 		iolens_count(IOLENS_CNT_RECORDS);
 	else

@@ -178,6 +178,31 @@ static __always_inline void emit_file_record(struct file *file, __u32 tgid, stru
 	iolens_output(&s->rec, size, false);
 }
 
+/* The fields every syscall record has (the first IOLENS_SYSCALL_REC_V1_SIZE
+ * bytes), written straight into the reserved ring-buffer space. */
+static __always_inline void fill_call(struct iolens_syscall_rec *rec, __u16 size, __u8 flags,
+				      struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
+				      __u64 requested, __u64 offset, struct iolens_file_info *info, int fd)
+{
+	bool has_file = flags & IOLENS_SC_HAS_FILE;
+
+	rec->hdr.type = IOLENS_REC_SYSCALL;
+	rec->hdr.size = size;
+	rec->syscall_nr = st->nr;
+	rec->op = st->op;
+	rec->flags = flags;
+	rec->pid = pid_tgid >> 32;
+	rec->tid = (__u32)pid_tgid;
+	rec->start_ns = st->start_ns;
+	rec->duration_ns = now - st->start_ns;
+	rec->ret = ret;
+	rec->requested = requested;
+	rec->offset = offset;
+	rec->ino = has_file ? info->ino : 0;
+	rec->dev = has_file ? info->dev : 0;
+	rec->fd = fd;
+}
+
 static __always_inline int on_sys_exit(long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -297,24 +322,22 @@ static __always_inline int on_sys_exit(long ret)
 			flags |= IOLENS_SC_DIRECT;
 	}
 
+	/* Nothing happened in the page cache or the scheduler during the call
+	 * (the usual cached read): the short record without those fields. Two
+	 * reserve paths because the verifier sizes each reservation. */
+	if (!(st->cache_in_bytes | st->readahead_bytes | st->blocked_ns | st->ra_sync | st->ra_async)) {
+		rec = iolens_reserve(IOLENS_SYSCALL_REC_V1_SIZE);
+		if (!rec)
+			return 0;
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret,
+			  requested, offset, &info, fd);
+		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
+		return 0;
+	}
 	rec = iolens_reserve(sizeof(*rec));
 	if (!rec)
 		return 0;
-	rec->hdr.type = IOLENS_REC_SYSCALL;
-	rec->hdr.size = sizeof(*rec);
-	rec->syscall_nr = st->nr;
-	rec->op = st->op;
-	rec->flags = flags;
-	rec->pid = tgid;
-	rec->tid = (__u32)pid_tgid;
-	rec->start_ns = st->start_ns;
-	rec->duration_ns = now - st->start_ns;
-	rec->ret = ret;
-	rec->requested = requested;
-	rec->offset = offset;
-	rec->ino = (flags & IOLENS_SC_HAS_FILE) ? info.ino : 0;
-	rec->dev = (flags & IOLENS_SC_HAS_FILE) ? info.dev : 0;
-	rec->fd = fd;
+	fill_call(rec, sizeof(*rec), flags, st, pid_tgid, now, ret, requested, offset, &info, fd);
 	rec->cache_in_bytes = st->cache_in_bytes;
 	rec->readahead_bytes = st->readahead_bytes;
 	rec->blocked_ns = st->blocked_ns;

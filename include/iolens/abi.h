@@ -104,6 +104,11 @@ enum iolens_syscall_flags {
 	IOLENS_SC_REGULAR = 1 << 1,   /* the file is a regular file */
 	IOLENS_SC_DIRECT = 1 << 2,    /* opened with O_DIRECT */
 	IOLENS_SC_IOV_TRUNC = 1 << 3, /* requested bytes counted only the first iovecs */
+	/* A IOLENS_SYSCALL_REC_V1_SIZE record whose page-cache fields were all
+	 * zero and left out (a third less ring-buffer and file space for the
+	 * common cached call). Without this flag a short record is one from
+	 * before those fields existed: its page-cache activity is unknown. */
+	IOLENS_SC_CACHE_ZERO = 1 << 4,
 };
 
 /* struct iolens_file_rec.flags */
@@ -120,7 +125,11 @@ enum iolens_counter {
 	IOLENS_CNT_PATH_TRUNC = 4,    /* file paths truncated */
 	IOLENS_CNT_BLOCK_UNMATCHED = 5, /* block completions whose issue was not seen */
 	IOLENS_CNT_INODE_MAP_FULL = 6,  /* traced files not added to the eviction watch list */
-	IOLENS_CNT_COUNT = 7,
+	/* Ring-buffer bytes this CPU produced (not a loss): the producers decide
+	 * when to wake the consumer from it instead of asking the ring how much
+	 * is unread, which costs a cache miss on the consumer's position. */
+	IOLENS_CNT_RB_BYTES = 7,
+	IOLENS_CNT_COUNT = 8,
 };
 
 /* Every record starts with this header. */
@@ -268,6 +277,8 @@ struct iolens_offcpu_rec {
 #endif
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_rec_hdr) == 4, "rec_hdr size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 104, "syscall_rec size");
+IOLENS_STATIC_ASSERT(__builtin_offsetof(struct iolens_syscall_rec, cache_in_bytes) == IOLENS_SYSCALL_REC_V1_SIZE,
+                     "the short syscall record ends where the page-cache fields begin");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 56, "pagecache_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_block_rec) == 56, "block_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_marker_rec) == 24 + IOLENS_MARKER_BYTES, "marker_rec size");

@@ -347,14 +347,15 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
         };
         switch (hdr.type) {
         case IOLENS_REC_SYSCALL: {
-            // Two sizes exist: before and after the page-cache fields were
-            // appended. The short one loads with those fields zeroed.
+            // Two sizes exist: with the page-cache fields, and without them
+            // (zeroed here). A short record either had them all zero
+            // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
             if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
                 return too_short("syscall", IOLENS_SYSCALL_REC_V1_SIZE);
             const bool full = hdr.size >= sizeof(iolens_syscall_rec);
             iolens_syscall_rec r{};
             std::memcpy(&r, rec, full ? sizeof r : IOLENS_SYSCALL_REC_V1_SIZE);
-            s.on_syscall(r, full);
+            s.on_syscall(r, full || (r.flags & IOLENS_SC_CACHE_ZERO));
             break;
         }
         case IOLENS_REC_PAGECACHE:

@@ -63,16 +63,16 @@ struct SkeletonHandle {
 // Opens one family's skeleton and sets its tunables (all families share the
 // rodata declared in bpf/common.bpf.h).
 template <typename Skel, Skel* (*Open)(), void (*Destroy)(Skel*)>
-SkeletonHandle open_skeleton(uint64_t wakeup_bytes)
+SkeletonHandle open_skeleton(uint32_t wakeup_shift)
 {
     Skel* s = Open();
     if (!s)
         return {};
-    s->rodata->iolens_wakeup_bytes = wakeup_bytes;
+    s->rodata->iolens_wakeup_shift = wakeup_shift;
     return SkeletonHandle{{s, [](void* p) { Destroy(static_cast<Skel*>(p)); }}, s->obj};
 }
 
-using Opener = SkeletonHandle (*)(uint64_t);
+using Opener = SkeletonHandle (*)(uint32_t);
 
 // The skeleton of a BPF object, by object name (catalog's object_name()).
 Opener opener_for(const std::string& object)
@@ -173,6 +173,7 @@ const char* counter_name(int counter)
     case IOLENS_CNT_PATH_TRUNC: return "path_truncated";
     case IOLENS_CNT_BLOCK_UNMATCHED: return "block_issued_before_start";
     case IOLENS_CNT_INODE_MAP_FULL: return "inode_watch_full";
+    case IOLENS_CNT_RB_BYTES: return "ring_bytes";
     default: return "unknown";
     }
 }
@@ -201,7 +202,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
         fam->spec = &spec;
         fam->hook = hook;
         fam->variant = variant;
-        fam->skeleton = open(options.wakeup_bytes);
+        fam->skeleton = open(options.wakeup_shift);
         if (!fam->skeleton.obj)
             return make_error("cannot open the " + object + " BPF object: " + errno_text(errno));
 

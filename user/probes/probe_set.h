@@ -26,7 +26,9 @@ namespace iolens::probes {
 
 struct ProbeOptions {
     uint64_t ringbuf_bytes = 64ull << 20;  // power of two, multiple of the page size
-    uint64_t wakeup_bytes = 256 << 10;     // wake the consumer once this much is queued
+    // Wake the consumer each time a CPU has produced another 2^wakeup_shift
+    // bytes (256 KiB); the consumer also polls on a timer.
+    uint32_t wakeup_shift = 18;
     // Use only this hook kind ("tp_btf" or "raw_tp") instead of the best one:
     // lets tests run the fallback path on kernels that have the preferred one.
     std::string force_hook;
