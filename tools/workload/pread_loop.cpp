@@ -77,6 +77,7 @@ int run_pread_loop(int argc, char** argv) {
     for (auto& b : bufs) b = alloc_buffer(s.size);
 
     uint64_t elapsed = 0;
+    const uint64_t cpu0 = process_cpu_ns();
     if (threads == 1) {
         // In the main thread: the benchmark's base case has no thread to start.
         const uint64_t t0 = monotonic_ns();
@@ -98,6 +99,10 @@ int run_pread_loop(int argc, char** argv) {
         pthread_barrier_destroy(&s.start);
     }
 
+    // CPU time of the loop (every thread, user and system): what a tracer's
+    // probes add runs in the calling thread, and unlike wall time this does
+    // not grow when another process takes the CPU.
+    const uint64_t cpu = process_cpu_ns() - cpu0;
     if (sc::close(s.fd) != 0) fail_errno(errno, "cannot close %s", s.path);
     for (auto* b : bufs) std::free(b);
 
@@ -105,9 +110,11 @@ int run_pread_loop(int argc, char** argv) {
         // ns_per_op is wall time over one thread's count: with T threads
         // running side by side it is the mean latency one caller sees.
         const double per_op = s.count ? static_cast<double>(elapsed) / static_cast<double>(s.count) : 0.0;
-        print_out("threads=%u count=%llu size=%llu ops=%llu elapsed_ns=%llu ns_per_op=%.1f\n", threads,
-                  static_cast<unsigned long long>(s.count), static_cast<unsigned long long>(s.size),
-                  static_cast<unsigned long long>(s.count * threads), static_cast<unsigned long long>(elapsed),
+        const uint64_t ops = s.count * threads;
+        const double cpu_per_op = ops ? static_cast<double>(cpu) / static_cast<double>(ops) : 0.0;
+        print_out("threads=%u count=%llu size=%llu ops=%llu elapsed_ns=%llu cpu_ns_per_op=%.1f ns_per_op=%.1f\n",
+                  threads, static_cast<unsigned long long>(s.count), static_cast<unsigned long long>(s.size),
+                  static_cast<unsigned long long>(ops), static_cast<unsigned long long>(elapsed), cpu_per_op,
                   per_op);
     }
     return kExitOk;

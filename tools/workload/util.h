@@ -44,6 +44,8 @@ bool read_exact(int fd, void* buf, size_t len, const char* what);
 
 // CLOCK_MONOTONIC in nanoseconds (served by the vDSO: no syscall).
 uint64_t monotonic_ns();
+// CPU time of the whole process (all threads, user and system).
+uint64_t process_cpu_ns();
 
 // Spin for `ns` nanoseconds: stands in for per-sample compute without any
 // syscall (sleeping would hand the CPU away and look like I/O wait).
