@@ -22,6 +22,7 @@
 #define NR_readv 19
 #define NR_writev 20
 #define NR_access 21
+#define NR_execve 59
 #define NR_fsync 74
 #define NR_fdatasync 75
 #define NR_creat 85
@@ -32,6 +33,7 @@
 #define NR_sync_file_range 277
 #define NR_preadv 295
 #define NR_pwritev 296
+#define NR_execveat 322
 #define NR_preadv2 327
 #define NR_pwritev2 328
 #define NR_statx 332

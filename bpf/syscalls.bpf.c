@@ -11,6 +11,7 @@
  */
 #include "common.bpf.h"
 #include "thread_state.bpf.h"
+#include "call_batch.bpf.h"
 #include "file.bpf.h"
 #include "syscall_nr.bpf.h"
 
@@ -47,7 +48,8 @@ static __always_inline int classify(long nr)
 
 /* An access() on a path under IOLENS_MARKER_PREFIX is a marker from the job
  * (epoch, step, end): emit it and report true. */
-static __always_inline bool emit_marker(struct pt_regs *regs, long nr, bool btf_regs)
+static __always_inline bool emit_marker(struct iolens_thread_state *st, struct pt_regs *regs, long nr,
+					bool btf_regs)
 {
 	const char prefix[IOLENS_MARKER_PREFIX_LEN + 1] = IOLENS_MARKER_PREFIX;
 	char head[IOLENS_MARKER_PREFIX_LEN];
@@ -67,6 +69,7 @@ static __always_inline bool emit_marker(struct pt_regs *regs, long nr, bool btf_
 	for (int i = 0; i < IOLENS_MARKER_PREFIX_LEN; i++)
 		if (head[i] != prefix[i])
 			return false;
+	iolens_batch_flush(st); /* the thread's calls before its marker come first */
 	rec = iolens_reserve(sizeof(*rec));
 	if (!rec)
 		return true;
@@ -95,15 +98,19 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	if (!iolens_is_tracked(tgid))
 		return 0;
 	op = classify(nr);
-	if (op < 0)
+	if (op < 0) {
+		/* The thread's calls before an exec belong before its exec record. */
+		if ((nr == NR_execve || nr == NR_execveat) && (st = iolens_current_state(false)))
+			iolens_batch_flush(st);
 		return 0;
+	}
 	st = iolens_current_state(true);
 	if (!st) {
 		iolens_count(IOLENS_CNT_STATE_FAIL);
 		return 0;
 	}
 	if (op == IOLENS_OP_STAT && (nr == NR_access || nr == NR_faccessat || nr == NR_faccessat2) &&
-	    emit_marker(regs, nr, btf_regs)) {
+	    emit_marker(st, regs, nr, btf_regs)) {
 		st->active = 0; /* the iolens protocol, not the job's I/O: not counted */
 		return 0;
 	}
@@ -323,17 +330,24 @@ static __always_inline int on_sys_exit(long ret)
 	}
 
 	/* Nothing happened in the page cache or the scheduler during the call
-	 * (the usual cached read): the short record without those fields. Two
-	 * reserve paths because the verifier sizes each reservation. */
+	 * (the usual cached read): the short record without those fields, into
+	 * the thread's batch (call_batch.bpf.h). */
 	if (!(st->cache_in_bytes | st->readahead_bytes | st->blocked_ns | st->ra_sync | st->ra_async)) {
+#ifdef IOLENS_LEGACY
 		rec = iolens_reserve(IOLENS_SYSCALL_REC_V1_SIZE);
 		if (!rec)
 			return 0;
 		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret,
 			  requested, offset, &info, fd);
 		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
+#else
+		rec = iolens_batch_slot(st);
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret,
+			  requested, offset, &info, fd);
+#endif
 		return 0;
 	}
+	iolens_batch_flush(st); /* keep the thread's records in order */
 	rec = iolens_reserve(sizeof(*rec));
 	if (!rec)
 		return 0;
@@ -373,3 +387,45 @@ int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 {
 	return on_sys_exit(ret);
 }
+
+#ifndef IOLENS_LEGACY
+/* A thread's last batch goes out when it exits (this runs in its context).
+ * Not filtered by the tracked set: the process family may already have
+ * dropped the process from it when the last thread exits. */
+static __always_inline int on_thread_exit(void)
+{
+	struct iolens_thread_state *st = iolens_current_state(false);
+
+	if (st)
+		iolens_batch_flush(st);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_exit_batch_btf)
+{
+	return on_thread_exit();
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(sched_exit_batch_raw)
+{
+	return on_thread_exit();
+}
+
+/* Run by user space when recording stops, after the syscall programs are
+ * detached: sends the batches of threads that are still alive. */
+SEC("iter/task")
+int drain_batches(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct iolens_thread_state *st;
+
+	if (!task)
+		return 0;
+	st = iolens_task_state(task, false);
+	if (st)
+		iolens_batch_flush(st);
+	return 0;
+}
+#endif

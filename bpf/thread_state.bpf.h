@@ -11,6 +11,10 @@
 
 #include "common.bpf.h"
 
+/* Bytes of syscall records a thread collects before they go to the ring
+ * buffer in one piece: 14 short records. */
+#define IOLENS_CALL_BATCH_BYTES 1024
+
 /* What a tracked thread is doing, kept in task storage: the syscall in
  * flight (saved at entry, completed at exit) and what the page-cache and
  * scheduler probes observed meanwhile. */
@@ -36,6 +40,14 @@ struct iolens_thread_state {
 	__u64 main_offcpu_since_ns; /* main thread: went to sleep at this time, or 0 */
 	__u32 main_offcpu_state;
 	__u32 pad2;
+#ifndef IOLENS_LEGACY
+	/* Syscall records waiting to go to the ring buffer together
+	 * (bpf/call_batch.bpf.h). Not in the legacy build, whose state lives
+	 * in a preallocated hash where 1 KiB a thread would cost 32 MiB. */
+	__u32 batch_len;     /* bytes of records in batch */
+	__u32 batch_pad;
+	__u8 batch[IOLENS_CALL_BATCH_BYTES];
+#endif
 };
 
 /*

@@ -75,6 +75,33 @@ TEST_F(Lifecycle, SigintEndsAnAttachWithACompleteRecording)
     EXPECT_EQ(rep.exit_status, 0) << rep.err;
 }
 
+// Calls of a thread that is still alive when recording stops wait in the
+// thread's batch (bpf/call_batch.bpf.h): stopping must still deliver every
+// one of them, not leave them behind or count them as lost.
+TEST_F(Lifecycle, StoppingAnAttachDeliversTheCallsOfAThreadStillAlive)
+{
+    const std::string file = dir / "data.bin";
+    Background target({workload_bin(), "attach-target", "--file", file, "--children", "0", "--reads", "0",
+                       "--own-reads", "5"});
+    ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
+    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "rec.iolens",
+                    "--json", dir / "r.json"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    kill(target.pid(), SIGUSR1);
+    ASSERT_TRUE(target.wait_for_line(false, "done", 10000));  // 5 reads made; the process lives on
+    kill(rec.pid(), SIGINT);
+    auto r = rec.wait();
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    kill(target.pid(), SIGUSR1);
+    EXPECT_EQ(target.wait().exit_status, 0);
+    auto j = load_json(dir / "r.json");
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], 5);
+    EXPECT_EQ(j["totals"]["read"]["bytes"], 5 * 4096);
+    EXPECT_EQ(j["totals"]["open"]["calls"], 1);
+    EXPECT_EQ(j["totals"]["close"]["calls"], 1);
+}
+
 TEST_F(Lifecycle, DurationEndsAnAttach)
 {
     const std::string file = dir / "data.bin";

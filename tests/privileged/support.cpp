@@ -176,7 +176,7 @@ size_t loaded_iolens_programs()
     // The program names in bpf/*.bpf.c all start with one of these (the
     // kernel keeps 15 characters of a name).
     static const char* const kPrefixes[] = {"sys_enter_", "sys_exit_", "sched_fork_", "sched_exec_",
-                                            "sched_exit_", "sched_switch_", "pc_", "blk_"};
+                                            "sched_exit_", "sched_switch_", "pc_", "blk_", "drain_"};
     size_t n = 0;
     union bpf_attr attr;
     std::memset(&attr, 0, sizeof(attr));

@@ -181,6 +181,23 @@ TEST(PageCacheModel, OldRecordsAloneGiveNoCacheFiguresAtAll) {
     EXPECT_EQ(r.totals[IOLENS_OP_READ].blocked_ns, 0u);
 }
 
+// The kernel side leaves the page-cache fields out of a call during which
+// nothing happened in the page cache, and says so with IOLENS_SC_CACHE_ZERO:
+// such a read is all hits, unlike an old short record.
+TEST(PageCacheModel, ShortRecordsFlaggedCacheZeroAreAllHits) {
+    Records s;
+    s.syscall({.pid = 100, .ret = 4096, .ino = 7, .extra_flags = IOLENS_SC_CACHE_ZERO, .v1 = true});
+    s.syscall({.pid = 100, .ret = 4096, .ino = 7, .cache_in = 4096});
+    s.syscall({.pid = 100, .ret = 100, .ino = 7, .extra_flags = IOLENS_SC_CACHE_ZERO, .v1 = true});
+    ASSERT_EQ(s.bytes.size(), 72u + 104u + 72u);
+    const Report r = build(s);
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].calls, 3u);
+    EXPECT_EQ(r.page_cache.hit_bytes, 4196u);
+    EXPECT_EQ(r.page_cache.miss_bytes, 4096u);
+    EXPECT_EQ(find_file(r, 7)->page_cache.hit_bytes, 4196u);
+    EXPECT_EQ(find_process(r, 100)->page_cache.hit_bytes, 4196u);
+}
+
 TEST(PageCacheModel, FaultInsCountBytesAndMajorFaults) {
     Records s;
     s.syscall({.pid = 100, .op = IOLENS_OP_MMAP, .ret = 0x7f0000000000, .ino = 9});

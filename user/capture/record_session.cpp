@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/epoll.h>
+
+#include <algorithm>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -112,21 +114,37 @@ struct Stream {
     std::string error;  // first write error; recording stops on it
 };
 
-void on_record(Stream* s, const void* data, size_t size)
+// Notes what the recorder must act on while the job runs.
+void note_record(Stream* s, const iolens_rec_hdr* hdr, size_t size)
+{
+    if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
+        s->live.insert(reinterpret_cast<const iolens_proc_rec*>(hdr)->pid);
+    else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
+        s->live.erase(reinterpret_cast<const iolens_proc_rec*>(hdr)->pid);
+    else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
+        s->exec_pending.push_back(reinterpret_cast<const iolens_exec_rec*>(hdr)->pid);
+    else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
+        s->devices.insert(reinterpret_cast<const iolens_block_rec*>(hdr)->dev);
+}
+
+// One ring-buffer sample: one record, or a thread's batch of records back to
+// back (bpf/call_batch.bpf.h), each sized by its header. The file takes them
+// as they are; each record is counted and looked at.
+void on_sample(Stream* s, const void* data, size_t size)
 {
     const auto* bytes = static_cast<const std::byte*>(data);
-    s->records++;
-    if (size >= sizeof(iolens_rec_hdr)) {
-        const auto* hdr = static_cast<const iolens_rec_hdr*>(data);
-        if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
-            s->live.insert(static_cast<const iolens_proc_rec*>(data)->pid);
-        else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
-            s->live.erase(static_cast<const iolens_proc_rec*>(data)->pid);
-        else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
-            s->exec_pending.push_back(static_cast<const iolens_exec_rec*>(data)->pid);
-        else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
-            s->devices.insert(static_cast<const iolens_block_rec*>(data)->dev);
-    }
+    size_t off = 0;
+    do {
+        s->records++;
+        if (size - off < sizeof(iolens_rec_hdr))
+            break;  // malformed: the file keeps it, the report will say so
+        const auto* hdr = reinterpret_cast<const iolens_rec_hdr*>(bytes + off);
+        const size_t len = std::min<size_t>(hdr->size, size - off);
+        note_record(s, hdr, len);
+        if (hdr->size < sizeof(iolens_rec_hdr))
+            break;
+        off += len;
+    } while (off < size);
     // The writer buffers records into chunks itself.
     if (auto r = s->writer->append_records({bytes, size}); !r && s->error.empty())
         s->error = r.error().message;
@@ -237,7 +255,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         return ring_or.error();
     RingReader& ring = *ring_or.value();
     const RingReader::Callback to_stream = [&stream](const void* data, size_t size) {
-        on_record(&stream, data, size);
+        on_sample(&stream, data, size);
     };
 
     if (opt.drop_caches) {

@@ -151,6 +151,9 @@ struct ProbeSet::Family {
     std::vector<std::string> tracepoints;  // whose programs are loaded
     std::vector<std::string> degraded;     // optional tracepoints missing, and what that costs
     std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
+    // Task iterators that send what the programs still hold in per-thread
+    // state (bpf/call_batch.bpf.h), run once the other programs are detached.
+    std::vector<std::unique_ptr<bpf_link, LinkDeleter>> drains;
 
     std::string hooks() const
     {
@@ -212,6 +215,10 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
         bpf_object__for_each_program(prog, fam->skeleton.obj)
         {
             auto [kind, tp] = split_section(bpf_program__section_name(prog));
+            if (kind == "iter") {  // run on demand (detach), whatever the hook kind
+                bpf_program__set_autoload(prog, true);
+                continue;
+            }
             bool wanted = kind == hook_prefix(hook) && matches_arity(bpf_program__name(prog), tp, features);
             if (wanted) {
                 bool required = std::find(spec.required.begin(), spec.required.end(), tp) != spec.required.end();
@@ -331,10 +338,12 @@ Result<void> ProbeSet::attach()
                 failure = std::string(bpf_program__section_name(prog)) + ": " + errno_text(errno);
                 continue;
             }
-            fam->links.emplace_back(link);
+            const bool drain = split_section(bpf_program__section_name(prog)).first == "iter";
+            (drain ? fam->drains : fam->links).emplace_back(link);
         }
         if (!failure.empty()) {
             fam->links.clear();
+            fam->drains.clear();
             status->reason = "attach failed: " + failure;
             if (fam->spec->essential)
                 return make_error("cannot attach the " + fam->spec->name + " probes: " + failure);
@@ -350,6 +359,23 @@ void ProbeSet::detach()
 {
     for (auto& fam : families_)
         fam->links.clear();
+    // Reading a task iterator runs its program over every task: here it
+    // copies each thread's unsent records into the ring buffer. Records it
+    // cannot send stay counted as produced and show up as undelivered.
+    for (auto& fam : families_) {
+        for (auto& link : fam->drains) {
+            const int fd = bpf_iter_create(bpf_link__fd(link.get()));
+            if (fd < 0) {
+                spdlog::warn("{} probes: cannot run the drain iterator: {}", fam->spec->name, errno_text(errno));
+                continue;
+            }
+            char buf[256];
+            while (read(fd, buf, sizeof buf) > 0) {
+            }
+            close(fd);
+        }
+        fam->drains.clear();
+    }
 }
 
 int ProbeSet::ringbuf_fd() const
