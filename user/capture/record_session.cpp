@@ -493,6 +493,12 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         return r.error();
     if (!stream.error.empty())
         return make_error("recording incomplete: " + stream.error);
+    // Release the kernel side first (programs, maps, and the ring buffer,
+    // whose pages are mapped into this process): the recorder's peak memory
+    // is then the larger of capture and summary, not their sum.
+    ring_or.value().reset();
+    probes_or.value().reset();
+
     // The summary is built from the file, after the job: the recorder does
     // no analysis while the job runs (its CPU would compete with the job's),
     // its memory stays bounded however long the run, and `report` reads the
