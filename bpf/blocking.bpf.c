@@ -5,12 +5,14 @@
  *    for I/O) while inside a traced syscall, added to that call's blocked_ns;
  *  - every sleep of a tracked process's main thread (tid == pid) as an OFFCPU
  *    record: the training loop waiting for data, which the analysis overlaps
- *    with the rank's I/O to find stalls.
+ *    with the rank's I/O to find stalls;
+ *  - a tracked thread going to sleep sends its batch of syscall records.
  * It fires on every context switch on the machine, so the untracked case is
  * two bitmap tests.
  */
 #include "common.bpf.h"
 #include "thread_state.bpf.h"
+#include "call_batch.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -33,29 +35,33 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct iolens_thread_state *st;
+	__u32 prev_tgid = BPF_CORE_READ(prev, tgid);
+	unsigned int state = 0;
 	__u64 now = 0;
 
 	/* A preempted task is runnable, whatever its state says. */
-	if (!preempt && iolens_is_tracked(BPF_CORE_READ(prev, tgid)) &&
-	    (task_state(prev) & IOLENS_TASK_UNINTERRUPTIBLE)) {
+	if (!preempt && iolens_is_tracked(prev_tgid))
+		state = task_state(prev) & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE);
+	if (state) {
+		/* A thread that goes to sleep is not inside a syscall probe, and may
+		 * sleep for long: send the records waiting in its batch now rather
+		 * than at its next calls (bpf/call_batch.bpf.h). */
 		st = iolens_task_state(prev, false);
-		if (st && st->active) {
-			now = bpf_ktime_get_ns();
-			st->offcpu_since_ns = now;
+		if (st) {
+			iolens_batch_flush(st);
+			if ((state & IOLENS_TASK_UNINTERRUPTIBLE) && st->active) {
+				now = bpf_ktime_get_ns();
+				st->offcpu_since_ns = now;
+			}
 		}
 	}
-	if (!preempt && BPF_CORE_READ(prev, pid) == BPF_CORE_READ(prev, tgid) &&
-	    iolens_is_tracked(BPF_CORE_READ(prev, tgid))) {
-		unsigned int state = task_state(prev);
-
-		if (state & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE)) {
-			st = iolens_task_state(prev, true);
-			if (st) {
-				if (!now)
-					now = bpf_ktime_get_ns();
-				st->main_offcpu_since_ns = now;
-				st->main_offcpu_state = state & 0x3;
-			}
+	if (state && BPF_CORE_READ(prev, pid) == prev_tgid) {
+		st = iolens_task_state(prev, true);
+		if (st) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			st->main_offcpu_since_ns = now;
+			st->main_offcpu_state = state;
 		}
 	}
 	if (iolens_is_tracked(BPF_CORE_READ(next, tgid))) {

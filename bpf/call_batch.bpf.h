@@ -42,25 +42,6 @@ static __always_inline void iolens_count_add(__u32 counter, __u64 n)
 }
 
 #ifndef IOLENS_LEGACY
-/* Records in a batch: each starts with its header, sizes are 8-aligned. */
-static __always_inline __u32 iolens_batch_records(struct iolens_thread_state *st, __u32 len)
-{
-	__u32 n = 0, off = 0;
-
-	for (int i = 0; i < IOLENS_CALL_BATCH_BYTES / IOLENS_SYSCALL_REC_V1_SIZE + 1; i++) {
-		struct iolens_rec_hdr *hdr;
-
-		if (off + sizeof(*hdr) > len || off > IOLENS_CALL_BATCH_BYTES - sizeof(*hdr))
-			break;
-		hdr = (struct iolens_rec_hdr *)&st->batch[off];
-		if (!hdr->size)
-			break;
-		off += hdr->size;
-		n++;
-	}
-	return n;
-}
-
 static __always_inline void iolens_batch_flush(struct iolens_thread_state *st)
 {
 	__u32 len = st->batch_len;
@@ -71,7 +52,7 @@ static __always_inline void iolens_batch_flush(struct iolens_thread_state *st)
 	if (len > IOLENS_CALL_BATCH_BYTES)
 		return; /* cannot happen; bounds the copy for the verifier */
 	if (bpf_ringbuf_output(&iolens_events, st->batch, len, iolens_wakeup_flag(IOLENS_RB_BYTES(len)))) {
-		__u32 n = iolens_batch_records(st, len);
+		__u32 n = len / IOLENS_SYSCALL_REC_V1_SIZE; /* only short records are batched */
 
 		iolens_count_add(IOLENS_CNT_RB_FULL, n);
 		iolens_count_add(IOLENS_CNT_RECORDS, -(__u64)n);
