@@ -31,6 +31,10 @@ class Row:
         self.lost = [s["lost"] for s in samples]
         self.overhead = [s["extra"] for s in samples]
         self.added = self.med - base_median if self.med is not None and base_median is not None else None
+        # Job CPU per call (per-call workloads whose binary prints it).
+        cpu = [s.get("cpu_metric") for s in samples]
+        self.cpu_med = median(cpu) if cpu and all(c is not None for c in cpu) else None
+        self.cpu_added = None
         self.slowdown_pct = 100.0 * self.added / base_median if self.added is not None and base_median else None
 
     def counts_exact(self, expected):
@@ -43,7 +47,12 @@ class Row:
 def rows(workload, variants, samples):
     """samples: {variant name: [sample dict, ...]} for one workload."""
     base = median([s["metric"] for s in samples.get("baseline", [])])
-    return [Row(workload, v, samples.get(v, []), base) for v in variants if samples.get(v)]
+    out = [Row(workload, v, samples.get(v, []), base) for v in variants if samples.get(v)]
+    base_cpu = next((r.cpu_med for r in out if r.variant == "baseline"), None)
+    for r in out:
+        if r.cpu_med is not None and base_cpu is not None:
+            r.cpu_added = r.cpu_med - base_cpu
+    return out
 
 
 def noise_pct(row):

@@ -25,6 +25,9 @@ class Workload:
         self.title = title
         self.expected_reads = None  # exact pread64 count, where the workload defines one
 
+    def cpu_metric(self, stdout):
+        return None
+
     def metric(self, stdout):
         m = None
         for m in re.finditer(self.pattern, stdout, re.M):
@@ -48,6 +51,16 @@ class PreadLoop(Workload):
 
     def scale(self, v):
         return float(v)
+
+    def cpu_metric(self, stdout):
+        """The loop's CPU ns per call (all threads, user + system), or None
+        from a workload binary that does not print it. The probes run in the
+        calling thread, so this is what they add, without the time the job
+        waits for a CPU on a busy machine."""
+        m = None
+        for m in re.finditer(r"^threads=\d+ .*cpu_ns_per_op=([\d.]+) ", stdout, re.M):
+            pass
+        return float(m.group(1)) if m else None
 
     def setup(self):
         # make-file leaves the file cached and clean: every timed pread is a hit.
