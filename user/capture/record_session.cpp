@@ -266,6 +266,9 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     if (auto r = probes.attach(); !r)
         return r.error();
     const uint64_t attach_mono = clock_ns(CLOCK_MONOTONIC);
+    // The recorder's cost is what it spends while the job is traced: loading
+    // and attaching the probes happen before the job runs (attach_ns).
+    const uint64_t cpu_at_attach = self_usage().cpu_ns;
     probes::RunStats run_stats;  // sampled windows from now on
     if (opt.bpf_stats != "off" && !run_stats.start(attach_mono, opt.bpf_stats == "always"))
         spdlog::debug("{}", run_stats.unavailable());
@@ -477,7 +480,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         cost.bpf_stats_unavailable = run_stats.unavailable();
     }
     const Usage self = self_usage();
-    cost.recorder_cpu_ns = self.cpu_ns;
+    cost.recorder_cpu_ns = self.cpu_ns - std::min(self.cpu_ns, cpu_at_attach);
     cost.recorder_max_rss_bytes = self.max_rss_bytes;
     if (launcher) {
         cost.job_cpu_ns = reaped_children_cpu_ns();
