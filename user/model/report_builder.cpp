@@ -128,6 +128,15 @@ struct ReportBuilder::State {
     ProcessStats* last_process = nullptr;
     Key last_file{};
     FileAccum* last_file_stats = nullptr;
+    Key last_stream_key{};
+    Stream* last_stream = nullptr;
+
+    Stream& stream(const Key& k) {
+        if (last_stream && last_stream_key == k) return *last_stream;
+        last_stream_key = k;
+        last_stream = &streams[k];
+        return *last_stream;
+    }
 
     ProcessStats& process(uint32_t pid) {
         if (last_process && last_pid == pid) return *last_process;
@@ -174,8 +183,8 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     // Without the fields a read's hits are unknown, not "all of it".
     std::optional<CacheRead> cache_read;
     if (has_cache && is_counted_read(r)) {
-        const Key stream = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
-        cache_read = split_read(r, streams[stream].prefetched);
+        const Key key = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
+        cache_read = split_read(r, stream(key).prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
@@ -199,7 +208,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
         r.ret <= 0)
         return;
-    uint64_t& next = streams[position_key(r.pid, r.dev, r.ino)].next_offset;
+    uint64_t& next = stream(position_key(r.pid, r.dev, r.ino)).next_offset;
     if (r.offset == next)  // a first access starts "after" offset 0
         f.sequential++;
     else

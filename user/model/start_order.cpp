@@ -5,14 +5,30 @@
 namespace iolens::model {
 
 namespace {
-// A lane that empties keeps its storage unless it grew past this (a thread
-// that made a burst of calls and is done, say): the common small lane is
-// reused without reallocating.
+// A lane that empties keeps its ring unless it grew past this (a thread that
+// made a burst of calls and is done, say): the common small lane is reused
+// without reallocating.
 constexpr size_t kKeepItems = 1024;
-// Handed-on items at a lane's front are dropped once they are this many and
-// at least half of it (amortised O(1), the lane never grows without bound).
-constexpr size_t kCompactAt = 1024;
 }  // namespace
+
+void StartOrder::Lane::push_back(const Item& item) {
+    if (count == ring.size()) {  // full: double, oldest first
+        std::vector<Item> bigger(std::max<size_t>(8, 2 * ring.size()));
+        for (size_t i = 0; i < count; ++i) bigger[i] = at(i);
+        ring = std::move(bigger);
+        head = 0;
+    }
+    count++;
+    at(count - 1) = item;
+}
+
+void StartOrder::Lane::pop_front() {
+    head = (head + 1) & (ring.size() - 1);
+    if (--count == 0) {
+        head = 0;
+        if (ring.size() > kKeepItems) ring = {};
+    }
+}
 
 void StartOrder::push(const CallEvent& e, uint32_t tag) {
     if (!in_order_) return;
@@ -31,25 +47,23 @@ void StartOrder::push(const CallEvent& e, uint32_t tag) {
     if (++size_ > capacity_) pop();
 }
 
-void StartOrder::add_to(uint32_t li, Item item) {
+void StartOrder::add_to(uint32_t li, const Item& item) {
     Lane& l = lanes_[li];
-    if (l.empty()) {
-        l.items.push_back(item);
+    const bool was_empty = l.empty();
+    l.push_back(item);
+    if (was_empty) {
         heap_.push_back(li);
         sift_up(heap_.size() - 1);
         return;
     }
-    if (!item.before(l.items.back())) {  // the usual case: the thread's next call
-        l.items.push_back(item);
-        return;
+    // Older than the lane's newest (not the usual case): moved back to its
+    // place, after everything not after it (it has the highest seq).
+    size_t i = l.count - 1;
+    while (i > 0 && l.at(i).before(l.at(i - 1))) {
+        std::swap(l.at(i), l.at(i - 1));
+        --i;
     }
-    // Older than the lane's newest: in place, after everything not after it.
-    const auto first = l.items.begin() + static_cast<std::ptrdiff_t>(l.head);
-    const auto pos = std::upper_bound(first, l.items.end(), item,
-                                      [](const Item& a, const Item& b) { return a.before(b); });
-    const bool new_front = pos == first;
-    l.items.insert(pos, item);
-    if (new_front) sift_up(static_cast<size_t>(std::find(heap_.begin(), heap_.end(), li) - heap_.begin()));
+    if (i == 0) sift_up(static_cast<size_t>(std::find(heap_.begin(), heap_.end(), li) - heap_.begin()));
 }
 
 void StartOrder::finish() {
@@ -63,19 +77,11 @@ void StartOrder::pop() {
     last_start_ = top.e.start_ns;
     emitted_ = true;
     sink_(top.e, top.tag);
-    l.head++;
+    l.pop_front();
     size_--;
     if (l.empty()) {
-        l.head = 0;
-        if (l.items.capacity() > kKeepItems)
-            std::vector<Item>().swap(l.items);
-        else
-            l.items.clear();
         heap_.front() = heap_.back();
         heap_.pop_back();
-    } else if (l.head >= kCompactAt && l.head * 2 >= l.items.size()) {
-        l.items.erase(l.items.begin(), l.items.begin() + static_cast<std::ptrdiff_t>(l.head));
-        l.head = 0;
     }
     if (!heap_.empty()) sift_down(0);
 }

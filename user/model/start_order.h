@@ -47,15 +47,18 @@ private:
             return e.start_ns != o.e.start_ns ? e.start_ns < o.e.start_ns : seq < o.seq;
         }
     };
-    // One thread's buffered calls, sorted; items before head were handed on.
+    // One thread's buffered calls, sorted: a ring (capacity a power of two)
+    // so taking the front and adding at the back never move the others.
     struct Lane {
-        std::vector<Item> items;
-        size_t head = 0;
-        bool empty() const { return head == items.size(); }
-        const Item& front() const { return items[head]; }
+        std::vector<Item> ring;
+        size_t head = 0, count = 0;
+        bool empty() const { return count == 0; }
+        Item& at(size_t i) { return ring[(head + i) & (ring.size() - 1)]; }
+        const Item& front() const { return ring[head]; }
+        void push_back(const Item& item);
+        void pop_front();
     };
-    Lane& lane(const CallEvent& e);
-    void add_to(uint32_t lane_index, Item item);
+    void add_to(uint32_t lane_index, const Item& item);
     void pop();
     bool lane_before(uint32_t a, uint32_t b) const;
     void sift_down(size_t i);
