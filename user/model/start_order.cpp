@@ -52,7 +52,7 @@ void StartOrder::add_to(uint32_t li, const Item& item) {
     const bool was_empty = l.empty();
     l.push_back(item);
     if (was_empty) {
-        heap_.push_back(li);
+        heap_.push_back({item.e.start_ns, item.seq, li});
         sift_up(heap_.size() - 1);
         return;
     }
@@ -63,7 +63,13 @@ void StartOrder::add_to(uint32_t li, const Item& item) {
         std::swap(l.at(i), l.at(i - 1));
         --i;
     }
-    if (i == 0) sift_up(static_cast<size_t>(std::find(heap_.begin(), heap_.end(), li) - heap_.begin()));
+    if (i == 0) {  // the lane's front changed
+        const auto pos = static_cast<size_t>(
+            std::find_if(heap_.begin(), heap_.end(), [&](const Entry& h) { return h.lane == li; }) -
+            heap_.begin());
+        set_key(pos);
+        sift_up(pos);
+    }
 }
 
 void StartOrder::finish() {
@@ -71,7 +77,7 @@ void StartOrder::finish() {
 }
 
 void StartOrder::pop() {
-    const uint32_t li = heap_.front();
+    const uint32_t li = heap_.front().lane;
     Lane& l = lanes_[li];
     const Item& top = l.front();
     last_start_ = top.e.start_ns;
@@ -82,12 +88,16 @@ void StartOrder::pop() {
     if (l.empty()) {
         heap_.front() = heap_.back();
         heap_.pop_back();
+    } else {
+        set_key(0);
     }
     if (!heap_.empty()) sift_down(0);
 }
 
-bool StartOrder::lane_before(uint32_t a, uint32_t b) const {
-    return lanes_[a].front().before(lanes_[b].front());
+void StartOrder::set_key(size_t pos) {
+    const Item& front = lanes_[heap_[pos].lane].front();
+    heap_[pos].start = front.e.start_ns;
+    heap_[pos].seq = front.seq;
 }
 
 void StartOrder::sift_down(size_t i) {
@@ -95,8 +105,8 @@ void StartOrder::sift_down(size_t i) {
     for (;;) {
         size_t m = i;
         const size_t l = 2 * i + 1, r = l + 1;
-        if (l < n && lane_before(heap_[l], heap_[m])) m = l;
-        if (r < n && lane_before(heap_[r], heap_[m])) m = r;
+        if (l < n && heap_[l].before(heap_[m])) m = l;
+        if (r < n && heap_[r].before(heap_[m])) m = r;
         if (m == i) return;
         std::swap(heap_[i], heap_[m]);
         i = m;
@@ -106,7 +116,7 @@ void StartOrder::sift_down(size_t i) {
 void StartOrder::sift_up(size_t i) {
     while (i > 0) {
         const size_t p = (i - 1) / 2;
-        if (!lane_before(heap_[i], heap_[p])) return;
+        if (!heap_[i].before(heap_[p])) return;
         std::swap(heap_[i], heap_[p]);
         i = p;
     }

@@ -60,7 +60,7 @@ private:
     };
     void add_to(uint32_t lane_index, const Item& item);
     void pop();
-    bool lane_before(uint32_t a, uint32_t b) const;
+    void set_key(size_t heap_pos);
     void sift_down(size_t i);
     void sift_up(size_t i);
 
@@ -70,7 +70,14 @@ private:
     std::unordered_map<uint64_t, uint32_t> lane_of_;  // (pid << 32 | tid) -> index in lanes_
     uint64_t last_key_ = 0;
     uint32_t last_lane_ = UINT32_MAX;
-    std::vector<uint32_t> heap_;  // the non-empty lanes, a min-heap by their front item
+    // The non-empty lanes, a min-heap by their front item, whose key is kept
+    // here so that the heap's comparisons read one small array.
+    struct Entry {
+        uint64_t start, seq;
+        uint32_t lane;
+        bool before(const Entry& o) const { return start != o.start ? start < o.start : seq < o.seq; }
+    };
+    std::vector<Entry> heap_;
     size_t size_ = 0;             // calls buffered
     uint64_t seq_ = 0;
     uint64_t last_start_ = 0;
