@@ -783,7 +783,7 @@ TEST(Crc32c, KnownValuesAndHardwareEqualsPortable) {
     std::mt19937_64 rng(7);
     std::string buf(100'000, '\0');
     for (auto& c : buf) c = static_cast<char>(rng());
-    for (size_t len : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 99'999u}) {
+    for (size_t len : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 12'288u, 12'295u, 99'999u}) {
         const size_t off = len % 5;  // unaligned starts too
         EXPECT_EQ(crc32c(0, buf.data() + off, len), crc32c_portable(0, buf.data() + off, len)) << len;
         // Continuing from a CRC equals one pass over both parts.

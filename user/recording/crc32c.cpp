@@ -43,7 +43,7 @@ uint32_t update_portable(uint32_t c, const uint8_t* p, size_t n) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t update_sse42(uint32_t c, const uint8_t* p, size_t n) {
+__attribute__((target("sse4.2"))) uint32_t update_sse42_serial(uint32_t c, const uint8_t* p, size_t n) {
     uint64_t c64 = c;
     for (; n >= 8; n -= 8, p += 8) {
         uint64_t w;
@@ -53,6 +53,53 @@ __attribute__((target("sse4.2"))) uint32_t update_sse42(uint32_t c, const uint8_
     c = static_cast<uint32_t>(c64);
     for (; n > 0; --n) c = _mm_crc32_u8(c, *p++);
     return c;
+}
+
+// The `crc32` instruction takes 3 cycles but can start one every cycle, so
+// big buffers are done as three interleaved streams over consecutive blocks of
+// kStride bytes, joined by shifting a stream's CRC over the kStride zero bytes
+// that follow it (CRCs are linear: crc(A || B) = shift(crc(A), |B|) ^ crc(B),
+// on the raw register).
+constexpr size_t kStride = 4096;
+
+// shift(c) for |B| = kStride, as four byte-indexed tables (built once).
+struct Shift {
+    uint32_t t[4][256];
+};
+
+__attribute__((target("sse4.2"))) Shift make_shift() {
+    static const uint8_t zeros[kStride] = {};
+    uint32_t bit[32];  // the shift of each single-bit register
+    for (int i = 0; i < 32; ++i) bit[i] = update_sse42_serial(uint32_t{1} << i, zeros, kStride);
+    Shift s{};
+    for (int k = 0; k < 4; ++k)
+        for (uint32_t b = 0; b < 256; ++b)
+            for (int i = 0; i < 8; ++i)
+                if (b & (1u << i)) s.t[k][b] ^= bit[8 * k + i];
+    return s;
+}
+
+uint32_t shift(const Shift& s, uint32_t c) {
+    return s.t[0][c & 0xff] ^ s.t[1][(c >> 8) & 0xff] ^ s.t[2][(c >> 16) & 0xff] ^ s.t[3][c >> 24];
+}
+
+__attribute__((target("sse4.2"))) uint32_t update_sse42(uint32_t c, const uint8_t* p, size_t n) {
+    static const Shift by_stride = make_shift();
+    for (; n >= 3 * kStride; n -= 3 * kStride, p += 3 * kStride) {
+        uint64_t a = c, b = 0, d = 0;
+        for (size_t i = 0; i < kStride; i += 8) {
+            uint64_t wa, wb, wd;
+            std::memcpy(&wa, p + i, 8);
+            std::memcpy(&wb, p + kStride + i, 8);
+            std::memcpy(&wd, p + 2 * kStride + i, 8);
+            a = _mm_crc32_u64(a, wa);
+            b = _mm_crc32_u64(b, wb);
+            d = _mm_crc32_u64(d, wd);
+        }
+        c = shift(by_stride, shift(by_stride, static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^
+            static_cast<uint32_t>(d);
+    }
+    return update_sse42_serial(c, p, n);
 }
 
 bool have_sse42() {

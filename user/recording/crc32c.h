@@ -2,9 +2,9 @@
 // CRC-32C (Castagnoli), the chunk checksum of recording format 2.
 //
 // Why CRC-32C rather than zlib's CRC-32: x86-64 computes it in hardware
-// (SSE4.2 `crc32`, 8 bytes an instruction), several times faster than zlib's
-// table-driven CRC-32, and `report` checksums every byte of a recording
-// (1 GB for 10 million events). Other CPUs use the portable slicing-by-8
+// (SSE4.2 `crc32`, 8 bytes an instruction, three streams at once), about ten
+// times faster than zlib's table-driven CRC-32, and `report` checksums every
+// byte of a recording (1 GB for 10 million events). Other CPUs use the portable slicing-by-8
 // code, which gives the same values.
 #include <cstddef>
 #include <cstdint>
