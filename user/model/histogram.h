@@ -83,7 +83,7 @@ public:
     static uint64_t fine_lo(uint32_t index);
     static uint64_t fine_width(uint32_t index);
     static constexpr uint32_t kFine = 65 * 16;  // fine indices: bit widths 0..64, 16 each
-    static constexpr uint64_t kDenseAfter = 8192;
+    static constexpr uint64_t kDenseAfter = 16384;
 
 private:
     static constexpr int kSubBits = 4;  // 16 sub-buckets per power of two
