@@ -4,13 +4,6 @@
 
 namespace iolens::model {
 
-namespace {
-// A lane that empties keeps its ring unless it grew past this (a thread that
-// made a burst of calls and is done, say): the common small lane is reused
-// without reallocating.
-constexpr size_t kKeepItems = 1024;
-}  // namespace
-
 void StartOrder::Lane::push_back(const Item& item) {
     if (count == ring.size()) {  // full: double, oldest first
         std::vector<Item> bigger(std::max<size_t>(8, 2 * ring.size()));
@@ -24,10 +17,7 @@ void StartOrder::Lane::push_back(const Item& item) {
 
 void StartOrder::Lane::pop_front() {
     head = (head + 1) & (ring.size() - 1);
-    if (--count == 0) {
-        head = 0;
-        if (ring.size() > kKeepItems) ring = {};
-    }
+    if (--count == 0) head = 0;
 }
 
 void StartOrder::push(const CallEvent& e, uint32_t tag) {
@@ -50,6 +40,7 @@ void StartOrder::push(const CallEvent& e, uint32_t tag) {
 void StartOrder::add_to(uint32_t li, const Item& item) {
     Lane& l = lanes_[li];
     const bool was_empty = l.empty();
+    if (l.ring.empty()) std::swap(l.ring, spare_);
     l.push_back(item);
     if (was_empty) {
         heap_.push_back({item.e.start_ns, item.seq, li});
@@ -86,6 +77,10 @@ void StartOrder::pop() {
     l.pop_front();
     size_--;
     if (l.empty()) {
+        // Its ring goes back to the spare (the larger one is kept): memory
+        // follows the calls buffered, not every thread ever seen.
+        if (l.ring.size() > spare_.size()) std::swap(l.ring, spare_);
+        l.ring = {};
         heap_.front() = heap_.back();
         heap_.pop_back();
     } else {

@@ -17,7 +17,9 @@
 // buffered call cost O(log capacity) cache misses (it was half of `report`'s
 // time). A call older than its lane's newest (not expected, but not assumed
 // away) is inserted in place, so each lane stays sorted and the calls handed
-// on, and when, are exactly what a single heap would give.
+// on, and when, are exactly what a single heap would give. A lane that
+// empties gives its ring up (one spare is kept for the next lane), so memory
+// follows the calls buffered, not the number of threads the job ever had.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -67,6 +69,7 @@ private:
     size_t capacity_;
     Sink sink_;
     std::vector<Lane> lanes_;
+    std::vector<Item> spare_;  // the ring of a lane that emptied, for the next one
     std::unordered_map<uint64_t, uint32_t> lane_of_;  // (pid << 32 | tid) -> index in lanes_
     uint64_t last_key_ = 0;
     uint32_t last_lane_ = UINT32_MAX;
