@@ -224,3 +224,51 @@ TEST(HistogramAdd, CountArgumentAndZeroCount) {
     a.add(7, 0);  // nothing
     EXPECT_EQ(a, b);
 }
+
+// A histogram that turned dense (kDenseAfter samples) reports exactly what a
+// sparse one with the same samples does, and merges either way round.
+TEST(HistogramDense, SameAnswersAsSparse) {
+    std::mt19937_64 rng(11);
+    std::vector<uint64_t> values;
+    for (uint64_t i = 0; i < 3 * Histogram::kDenseAfter; ++i) values.push_back(rng() >> (rng() % 64));
+    values.push_back(0);
+    values.push_back(UINT64_MAX);
+    Histogram big;  // turns dense
+    for (auto v : values) big.add(v);
+    // The same samples in pieces small enough to stay sparse, merged.
+    std::vector<Histogram> parts(values.size() / (Histogram::kDenseAfter / 2) + 1);
+    for (size_t i = 0; i < values.size(); ++i) parts[i % parts.size()].add(values[i]);
+    Histogram merged;
+    for (const auto& p : parts) merged.merge(p);
+    for (const Histogram* h : {&big, &merged}) {
+        EXPECT_EQ(h->count(), values.size());
+        EXPECT_EQ(h->min(), 0u);
+        EXPECT_EQ(h->max(), UINT64_MAX);
+    }
+    EXPECT_TRUE(big == merged);
+    EXPECT_TRUE(merged == big);
+    for (bool gaps : {false, true}) {
+        const auto a = big.buckets(gaps), b = merged.buckets(gaps);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(a[i].lo, b[i].lo);
+            EXPECT_EQ(a[i].count, b[i].count);
+            EXPECT_TRUE(gaps || a[i].count > 0);
+        }
+    }
+    for (int i = 0; i < Histogram::kBuckets; ++i) EXPECT_EQ(big.bucket_count(i), merged.bucket_count(i));
+    for (double q : {0.001, 0.25, 0.5, 0.99, 0.999}) EXPECT_EQ(big.percentile(q), merged.percentile(q));
+
+    // Sparse into dense, dense into sparse and into empty: all the same.
+    Histogram small;
+    small.add(5);
+    small.add(1u << 20);
+    Histogram a = big, b = small, c;
+    a.merge(small);
+    b.merge(big);
+    c.merge(a);
+    EXPECT_TRUE(a == b);
+    EXPECT_TRUE(c == a);
+    EXPECT_EQ(a.count(), values.size() + 2);
+    EXPECT_FALSE(a == big);
+}

@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "recording/crc32c.h"
 #include "recording/recording.h"
 
 namespace iolens::recording {
@@ -108,22 +109,25 @@ std::string file_header(uint32_t version = 1, uint32_t header_size = 64,
     return h;
 }
 
-// The documented chunk CRC: CRC-32 over the type and size fields as stored,
-// then the payload.
-uint32_t crc_of(uint32_t type, const std::string& payload) {
+// The documented chunk checksum over the type and size fields as stored,
+// then the payload: CRC-32C in format 2, zlib's CRC-32 in format 1. The
+// hand-made files below are format 1 unless they say otherwise (the files an
+// older iolens wrote must stay readable).
+uint32_t crc_of(uint32_t type, const std::string& payload, uint32_t version = 1) {
     std::string covered;
     le32(covered, type);
     le32(covered, static_cast<uint32_t>(payload.size()));
     covered += payload;
+    if (version >= 2) return crc32c_portable(0, covered.data(), covered.size());
     return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(covered.data()),
                                        static_cast<uInt>(covered.size())));
 }
 
-std::string chunk(uint32_t type, const std::string& payload) {
+std::string chunk(uint32_t type, const std::string& payload, uint32_t version = 1) {
     std::string c("CHNK", 4);
     le32(c, type);
     le32(c, static_cast<uint32_t>(payload.size()));
-    le32(c, crc_of(type, payload));
+    le32(c, crc_of(type, payload, version));
     return c + payload;
 }
 
@@ -180,13 +184,13 @@ TEST(RecordingWriter, FileAndChunkHeadersHaveTheDocumentedLayout) {
         ASSERT_OK(w->write_json_chunk(ChunkType::Meta, kMeta));
         EXPECT_EQ(w->bytes_written(), 64u + 16u + kMeta.size());
     }
-    std::string expected = file_header() + chunk(1, kMeta);
+    std::string expected = file_header(kFormatVersion) + chunk(1, kMeta, kFormatVersion);
     EXPECT_EQ(slurp(path), expected);
-    // Spot-check the raw bytes, too: magic, version 1 LE, header size 64 LE.
+    // Spot-check the raw bytes, too: magic, version 2 LE, header size 64 LE.
     std::string got = slurp(path);
     ASSERT_GE(got.size(), 80u);
     EXPECT_EQ(got.substr(0, 8), "IOLENSRC");
-    EXPECT_EQ(got.substr(8, 4), std::string("\x01\0\0\0", 4));
+    EXPECT_EQ(got.substr(8, 4), std::string("\x02\0\0\0", 4));
     EXPECT_EQ(got.substr(12, 4), std::string("\x40\0\0\0", 4));
     EXPECT_EQ(got.substr(16, 8), std::string("\x01\0\0\0\0\0\0\0", 8));
     EXPECT_EQ(got.substr(24, 40), std::string(40, '\0'));
@@ -205,7 +209,7 @@ TEST(RecordingRoundTrip, MetaProcessRecordsEndAreReadBackExactly) {
     EXPECT_TRUE(r->complete);
     EXPECT_FALSE(r->stopped);
     EXPECT_EQ(r->problem, "");
-    EXPECT_EQ(r->format_version, 1u);
+    EXPECT_EQ(r->format_version, 2u);
     EXPECT_EQ(r->required_features, kFeatureRecordsV1);
     EXPECT_EQ(r->optional_features, 0u);
     EXPECT_EQ(r->file_size, starts.back());
@@ -310,7 +314,7 @@ TEST(RecordingRoundTrip, EmptyJsonChunkRoundTrips) {
         ASSERT_OK(w->write_json_chunk(ChunkType::Meta, ""));
         ASSERT_OK(w->write_json_chunk(ChunkType::End, ""));
     }
-    EXPECT_EQ(slurp(path), file_header() + chunk(1, "") + chunk(4, ""));
+    EXPECT_EQ(slurp(path), file_header(kFormatVersion) + chunk(1, "", kFormatVersion) + chunk(4, "", kFormatVersion));
     auto r = read_file(path);
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->complete);
@@ -341,7 +345,7 @@ TEST(RecordingWriter, JsonChunkWritesBufferedRecordsFirst) {
         ASSERT_OK(w->write_json_chunk(ChunkType::End, kEnd));
     }
     EXPECT_EQ(slurp(path),
-              file_header() + chunk(1, kMeta) + chunk(2, pattern(10, 7)) + chunk(4, kEnd));
+              file_header(kFormatVersion) + chunk(1, kMeta, kFormatVersion) + chunk(2, pattern(10, 7), kFormatVersion) + chunk(4, kEnd, kFormatVersion));
 }
 
 TEST(RecordingWriter, DestructorFlushesBufferedRecords) {
@@ -353,7 +357,7 @@ TEST(RecordingWriter, DestructorFlushesBufferedRecords) {
         ASSERT_OK(w->append_records(to_bytes(pattern(50, 3))));
         EXPECT_EQ(fs::file_size(path), 64u);  // still buffered
     }
-    EXPECT_EQ(slurp(path), file_header() + chunk(2, pattern(50, 3)));
+    EXPECT_EQ(slurp(path), file_header(kFormatVersion) + chunk(2, pattern(50, 3), kFormatVersion));
     auto r = read_file(path);
     ASSERT_TRUE(r.ok());
     EXPECT_FALSE(r->complete);
@@ -476,7 +480,7 @@ TEST(RecordingWriter, ForceReplacesAFileWithoutWritingThroughIt) {
     }
     // A new file: the other name of the old inode keeps its contents.
     EXPECT_EQ(slurp(other), "old contents");
-    EXPECT_EQ(slurp(path), file_header() + chunk(4, kEnd));
+    EXPECT_EQ(slurp(path), file_header(kFormatVersion) + chunk(4, kEnd, kFormatVersion));
     EXPECT_EQ(mode_of(path) & 07777, 0600u);
 }
 
@@ -493,7 +497,7 @@ TEST(RecordingWriter, ForceOverSymlinkReplacesTheLinkNotItsTarget) {
         ASSERT_OK(w->write_json_chunk(ChunkType::End, kEnd));
     }
     EXPECT_TRUE(S_ISREG(mode_of(link)));
-    EXPECT_EQ(slurp(link), file_header() + chunk(4, kEnd));
+    EXPECT_EQ(slurp(link), file_header(kFormatVersion) + chunk(4, kEnd, kFormatVersion));
     EXPECT_EQ(slurp(target), "target contents");
     EXPECT_EQ(mode_of(target) & 07777, 0644u);
 }
@@ -745,10 +749,47 @@ TEST(RecordingReader, SymlinkToRecordingIsFollowed) {
 
 TEST(RecordingReader, NewerFormatIsRefusedWithBothVersions) {
     TempDir dir;
-    auto path = dir.file("v2");
-    spit(path, file_header(2) + chunk(4, kEnd));
-    EXPECT_EQ(read_error(path), path + " was written by a newer iolens (format 2); this iolens "
-                                       "reads format 1: upgrade iolens to read it");
+    auto path = dir.file("v3");
+    spit(path, file_header(3) + chunk(4, kEnd, 3));
+    EXPECT_EQ(read_error(path), path + " was written by a newer iolens (format 3); this iolens "
+                                       "reads formats 1 to 2: upgrade iolens to read it");
+}
+
+TEST(RecordingReader, EachFormatIsCheckedWithItsOwnCrc) {
+    TempDir dir;
+    for (uint32_t version : {1u, 2u}) {
+        SCOPED_TRACE("format " + std::to_string(version));
+        auto path = dir.file("v" + std::to_string(version));
+        spit(path, file_header(version) + chunk(1, kMeta, version) + chunk(4, kEnd, version));
+        auto r = read_file(path);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_TRUE(r->complete) << r->problem;
+        EXPECT_EQ(r->format_version, version);
+        // The other format's checksum is a mismatch.
+        const uint32_t other = version == 1 ? 2 : 1;
+        spit(path, file_header(version) + chunk(1, kMeta, other) + chunk(4, kEnd, version));
+        r = read_file(path);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(r->problem, "corrupt chunk at byte 64 (CRC mismatch): report is partial");
+    }
+}
+
+TEST(Crc32c, KnownValuesAndHardwareEqualsPortable) {
+    EXPECT_EQ(crc32c(0, "123456789", 9), 0xE3069283u);
+    EXPECT_EQ(crc32c_portable(0, "123456789", 9), 0xE3069283u);
+    EXPECT_EQ(crc32c(0, nullptr, 0), 0u);
+    const std::string zeros(32, '\0');
+    EXPECT_EQ(crc32c(0, zeros.data(), zeros.size()), 0x8A9136AAu);  // RFC 3720 B.4
+    std::mt19937_64 rng(7);
+    std::string buf(100'000, '\0');
+    for (auto& c : buf) c = static_cast<char>(rng());
+    for (size_t len : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 12'288u, 12'295u, 99'999u}) {
+        const size_t off = len % 5;  // unaligned starts too
+        EXPECT_EQ(crc32c(0, buf.data() + off, len), crc32c_portable(0, buf.data() + off, len)) << len;
+        // Continuing from a CRC equals one pass over both parts.
+        const uint32_t first = crc32c(0, buf.data(), len / 3);
+        EXPECT_EQ(crc32c(first, buf.data() + len / 3, len - len / 3), crc32c(0, buf.data(), len)) << len;
+    }
 }
 
 TEST(RecordingReader, FormatZeroIsRefused) {

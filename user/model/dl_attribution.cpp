@@ -91,18 +91,22 @@ long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
 }
 
 using CallSink = std::function<void(const CallEvent&, uint32_t rank)>;
+using CallVisit = std::function<void(const CallEvent&, long rank)>;  // rank -1: none
 
 // Hands every ranked call to sink, each rank's in start order (ties: record
 // order). Through a bounded reorder buffer first: records come nearly in
 // start order, so this holds a few thousand calls, not all of them. Should
 // one arrive too late for the buffer, reset() clears what sink built and
 // everything is handed again from all the calls sorted per rank (exact, and
-// as much memory as the calls take).
+// as much memory as the calls take). every, if set, sees each call once, in
+// record order, ranked or not, with its rank: work that needs no order rides
+// on the same decoding of the log.
 void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm,
-                               const std::function<void()>& reset, const CallSink& sink) {
+                               const std::function<void()>& reset, const CallSink& sink,
+                               const CallVisit& every = {}) {
     const size_t nr = rm.ranks.size();
     // The rank of each call's pid; calls come in runs of one pid.
-    const auto ranked = [&](const CallSink& to) {
+    const auto ranked = [&](const CallSink& to, const CallVisit& all) {
         uint32_t last_pid = 0;
         long last_rank = -1;
         bool have = false;
@@ -114,17 +118,18 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
                 last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
                 last_pid = e.pid;
             }
+            if (all) all(e, last_rank);
             if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
         }
     };
     reset();
     StartOrder order(reorder_calls, sink);
-    ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); });
+    ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); }, every);
     order.finish();
     if (order.in_order()) return;
     reset();
     std::vector<std::vector<CallEvent>> per_rank(nr);
-    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); });
+    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); }, {});
     for (size_t i = 0; i < nr; ++i) {
         std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
                          [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
@@ -214,26 +219,6 @@ void attribute_dl(Report& r, const DlInputs& in) {
         }
     }
 
-    // Stalls, now that the windows are known: measured as the calls go by.
-    std::vector<Interval> spans;
-    for (const auto& w : windows) spans.push_back({w.start_ns, w.end_ns});
-    std::vector<StallSweep> sweeps;
-    walk_ranks_in_start_order(
-        log.calls, in.reorder_calls, rm,
-        [&] {
-            sweeps.clear();
-            for (size_t i = 0; i < nr; ++i) sweeps.emplace_back(rm.ranks[i].roots, log.offcpu, spans);
-        },
-        [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); });
-    std::vector<RankStalls> stalls;
-    for (size_t i = 0; i < nr; ++i) {
-        stalls.push_back(std::move(sweeps[i]).finish());
-        r.ranks[i].io_time_ns = stalls[i].io_ns;
-        r.ranks[i].critical_io_ns = stalls[i].critical_ns;
-        r.ranks[i].threads = std::move(stalls[i].threads);
-    }
-    sweeps.clear();
-
     r.epochs.resize(windows.size());
     for (size_t k = 0; k < windows.size(); ++k) {
         EpochStats& ep = r.epochs[k];
@@ -245,11 +230,54 @@ void attribute_dl(Report& r, const DlInputs& in) {
         ep.steps = windows[k].steps;
         ep.ranks.resize(nr);
         for (size_t i = 0; i < nr; ++i) {
+            ep.ranks[i].rank = rm.ranks[i].rank;
+            ep.ranks[i].wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
+        }
+    }
+    // Each call charged to its epoch (by start time), on the stall walk's
+    // pass over the log. An epoch's table is the sum of its ranks' and of the
+    // calls of processes without a rank (sums and histograms add up exactly).
+    std::vector<OpTable> unranked(windows.size());
+    const CallVisit charge = [&](const CallEvent& e, long i) {
+        const long k = epoch_of(windows, e.start_ns);
+        if (k < 0) return;
+        EpochStats& ep = r.epochs[k];
+        account(i >= 0 ? ep.ranks[i].ops[e.op()] : unranked[k][e.op()], e);
+        if (e.has(CallEvent::kCountedRead)) {
+            ep.page_cache.add_read(e.cache_read());
+            if (i >= 0) ep.ranks[i].page_cache.add_read(e.cache_read());
+        }
+    };
+
+    // Stalls, now that the windows are known: measured as the calls go by.
+    std::vector<Interval> spans;
+    for (const auto& w : windows) spans.push_back({w.start_ns, w.end_ns});
+    std::vector<StallSweep> sweeps;
+    walk_ranks_in_start_order(
+        log.calls, in.reorder_calls, rm,
+        [&] {
+            sweeps.clear();
+            for (size_t i = 0; i < nr; ++i) sweeps.emplace_back(rm.ranks[i].roots, log.offcpu, spans);
+        },
+        [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); },
+        windows.empty() ? CallVisit{} : charge);
+    std::vector<RankStalls> stalls;
+    for (size_t i = 0; i < nr; ++i) {
+        stalls.push_back(std::move(sweeps[i]).finish());
+        r.ranks[i].io_time_ns = stalls[i].io_ns;
+        r.ranks[i].critical_io_ns = stalls[i].critical_ns;
+        r.ranks[i].threads = std::move(stalls[i].threads);
+    }
+    sweeps.clear();
+
+    for (size_t k = 0; k < windows.size(); ++k) {
+        EpochStats& ep = r.epochs[k];
+        ep.ops = unranked[k];
+        for (size_t i = 0; i < nr; ++i) {
             EpochRankStats& er = ep.ranks[i];
-            er.rank = rm.ranks[i].rank;
-            er.wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
             er.io_time_ns = stalls[i].io_in[k];
             er.critical_io_ns = stalls[i].critical_in[k];
+            for (int op = 0; op < kOpCount; ++op) ep.ops[op].merge(er.ops[op]);
         }
     }
     if (!windows.empty()) {
@@ -257,18 +285,6 @@ void attribute_dl(Report& r, const DlInputs& in) {
             auto it = rm.rank_of.find(pid);
             return it == rm.rank_of.end() ? -1L : static_cast<long>(it->second);
         };
-        CallLog::Cursor cur(log.calls);
-        for (CallEvent e; cur.next(e);) {
-            const long k = epoch_of(windows, e.start_ns);
-            if (k < 0) continue;
-            EpochStats& ep = r.epochs[k];
-            account(ep.ops[e.op()], e);
-            if (e.has(CallEvent::kCountedRead)) ep.page_cache.add_read(e.cache_read());
-            if (long i = rank_index(e.pid); i >= 0) {
-                account(ep.ranks[i].ops[e.op()], e);
-                if (e.has(CallEvent::kCountedRead)) ep.ranks[i].page_cache.add_read(e.cache_read());
-            }
-        }
         for (const PageCacheEvent& e : log.page_cache) {
             const long k = epoch_of(windows, e.ts_ns);
             if (k < 0) continue;

@@ -97,15 +97,15 @@ void DataReadLog::add(const CallEvent& e) {
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;
     if (e.op() == IOLENS_OP_OPEN) {
-        if (!e.has(CallEvent::kError)) state_[key] |= kOpened;
+        if (!e.has(CallEvent::kError)) set_state(key, get_state(key) | kOpened);
         return;
     }
     if (e.op() != IOLENS_OP_READ || !e.has(CallEvent::kRegular) || !e.has(CallEvent::kHasSize) ||
         e.bytes == 0)
         return;
-    uint8_t& s = state_[key];
+    const uint8_t s = get_state(key);
     const bool pass = !(s & kSeen) || (s & kOpened);
-    s = kSeen;
+    set_state(key, kSeen);
     if (pass) {
         close_run();
         out_.push_back({e.start_ns, f, true});
@@ -125,6 +125,24 @@ void DataReadLog::add(const CallEvent& e) {
     }
     run_.push_back({e.start_ns, f, false});
     if (run_dead_ > 64 && run_dead_ * 2 > run_.size()) compact_run();
+}
+
+uint8_t DataReadLog::get_state(uint64_t key) {
+    if (!have_last_ || key != last_key_) {
+        const auto it = state_.find(key);
+        have_last_ = true;
+        last_key_ = key;
+        last_state_ = it == state_.end() ? 0 : it->second;
+    }
+    return last_state_;
+}
+
+void DataReadLog::set_state(uint64_t key, uint8_t s) {
+    if (have_last_ && key == last_key_ && s == last_state_) return;
+    state_[key] = s;
+    have_last_ = true;
+    last_key_ = key;
+    last_state_ = s;
 }
 
 void DataReadLog::compact_run() {

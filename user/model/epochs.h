@@ -104,6 +104,13 @@ private:
     void compact_run();
     const std::vector<bool>* data_file_;
     std::unordered_map<uint64_t, uint8_t> state_;  // (pid << 32 | file) -> seen / opened
+    // The last key and its state, so that a worker's run of reads of one file
+    // costs no lookups; a state is written to state_ only when it changes.
+    bool have_last_ = false;
+    uint64_t last_key_ = 0;
+    uint8_t last_state_ = 0;
+    uint8_t get_state(uint64_t key);
+    void set_state(uint64_t key, uint8_t s);
     std::unordered_map<uint32_t, uint32_t> passes_;
     std::vector<DataRead> out_;  // kept reads before the current run
     // The current run of non-pass reads: its reads (dead ones have kDead as

@@ -8,17 +8,12 @@ namespace iolens::model {
 
 namespace {
 
-constexpr int kSubBits = 4;  // 16 sub-buckets per power of two
+constexpr int kSubBits = 4;  // Histogram::kSubBits
 constexpr uint32_t kSub = 1u << kSubBits;
 
 uint64_t sat_add(uint64_t a, uint64_t b) {
     uint64_t r;
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
-uint64_t sat_mul(uint64_t a, uint64_t b) {
-    uint64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 // The power-of-two bucket a fine index belongs to. Fine "bit width" 0 (the
@@ -44,18 +39,10 @@ uint64_t Histogram::bucket_hi(int index) {
     return index >= kBuckets - 1 ? UINT64_MAX : uint64_t{1} << (index + 1);
 }
 
-// fine index = bit_width(value) * 16 + sub-bucket. A power of two 2^L with
-// L >= 4 splits into 16 equal sub-buckets of width 2^(L-4); below 16 every
-// value has a sub-bucket of its own (so small values are exact).
-uint32_t Histogram::fine_index(uint64_t value) {
-    const int bw = std::bit_width(value);
-    if (bw == 0) return 0;
-    const int l = bw - 1;
-    const uint64_t sub = l >= kSubBits ? (value >> (l - kSubBits)) - kSub
-                                       : value - (uint64_t{1} << l);
-    return static_cast<uint32_t>(bw) * kSub + static_cast<uint32_t>(sub);
-}
-
+// fine index = bit_width(value) * 16 + sub-bucket (fine_index, inline in the
+// header). A power of two 2^L with L >= 4 splits into 16 equal sub-buckets of
+// width 2^(L-4); below 16 every value has a sub-bucket of its own (so small
+// values are exact).
 uint64_t Histogram::fine_lo(uint32_t index) {
     const int bw = static_cast<int>(index / kSub);
     const uint64_t sub = index % kSub;
@@ -71,29 +58,48 @@ uint64_t Histogram::fine_width(uint32_t index) {
     return l < kSubBits ? 1 : uint64_t{1} << (l - kSubBits);
 }
 
-void Histogram::add(uint64_t value, uint64_t count) {
-    if (count == 0) return;
-    count_ += count;
-    sum_ = sat_add(sum_, count == 1 ? value : sat_mul(value, count));
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
-
-    const uint32_t f = fine_index(value);
+void Histogram::add_sparse(uint32_t f, uint64_t count) {
     if (hint_ < fine_.size() && fine_[hint_].first == f) {
         fine_[hint_].second += count;
         return;
     }
     auto it = std::lower_bound(fine_.begin(), fine_.end(), f,
                                [](const auto& e, uint32_t key) { return e.first < key; });
-    if (it != fine_.end() && it->first == f)
+    if (it != fine_.end() && it->first == f) {
         it->second += count;
-    else
+    } else if (count_ >= kDenseAfter) {
+        make_dense();
+        fine_[f].second += count;
+        return;
+    } else {
         it = fine_.insert(it, {f, count});
+    }
     hint_ = static_cast<uint32_t>(it - fine_.begin());
+}
+
+void Histogram::make_dense() {
+    std::vector<std::pair<uint32_t, uint64_t>> all(kFine);
+    for (uint32_t i = 0; i < kFine; ++i) all[i].first = i;
+    for (const auto& [idx, c] : fine_) all[idx].second = c;
+    fine_ = std::move(all);
 }
 
 void Histogram::merge(const Histogram& other) {
     if (other.count_ == 0) return;
+    if (!dense() && other.dense()) make_dense();
+    if (dense()) {
+        for (const auto& [idx, c] : other.fine_) fine_[idx].second += c;
+    } else {
+        merge_sparse(other);
+    }
+    count_ += other.count_;
+    sum_ = sat_add(sum_, other.sum_);
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+}
+
+// Both sparse: the union of the two sorted lists (dense when it has them all).
+void Histogram::merge_sparse(const Histogram& other) {
     std::vector<std::pair<uint32_t, uint64_t>> out;
     out.reserve(fine_.size() + other.fine_.size());
     auto a = fine_.cbegin();
@@ -110,10 +116,6 @@ void Histogram::merge(const Histogram& other) {
     }
     fine_ = std::move(out);
     hint_ = 0;
-    count_ += other.count_;
-    sum_ = sat_add(sum_, other.sum_);
-    min_ = std::min(min_, other.min_);
-    max_ = std::max(max_, other.max_);
 }
 
 // Nearest rank: the smallest sub-bucket holding the ceil(q * count)-th sample,
@@ -145,6 +147,7 @@ uint64_t Histogram::bucket_count(int index) const {
 std::vector<Histogram::Bucket> Histogram::buckets(bool fill_gaps) const {
     std::vector<Bucket> out;
     for (const auto& [idx, c] : fine_) {
+        if (c == 0) continue;  // a dense histogram's empty sub-buckets
         const int b = fine_to_bucket(idx);
         if (!out.empty() && out.back().lo == bucket_lo(b)) {
             out.back().count += c;
@@ -159,9 +162,17 @@ std::vector<Histogram::Bucket> Histogram::buckets(bool fill_gaps) const {
     return out;
 }
 
+// Equal counts, whichever of the two has turned dense.
 bool Histogram::operator==(const Histogram& o) const {
-    return count_ == o.count_ && sum_ == o.sum_ && min() == o.min() && max_ == o.max_ &&
-           fine_ == o.fine_;
+    if (count_ != o.count_ || sum_ != o.sum_ || min() != o.min() || max_ != o.max_) return false;
+    auto a = fine_.begin(), b = o.fine_.begin();
+    for (;;) {
+        while (a != fine_.end() && a->second == 0) ++a;
+        while (b != o.fine_.end() && b->second == 0) ++b;
+        if (a == fine_.end() || b == o.fine_.end()) return a == fine_.end() && b == o.fine_.end();
+        if (*a != *b) return false;
+        ++a, ++b;
+    }
 }
 
 }  // namespace iolens::model

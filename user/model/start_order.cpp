@@ -1,6 +1,24 @@
 #include "model/start_order.h"
 
+#include <algorithm>
+
 namespace iolens::model {
+
+void StartOrder::Lane::push_back(const Item& item) {
+    if (count == ring.size()) {  // full: double, oldest first
+        std::vector<Item> bigger(std::max<size_t>(8, 2 * ring.size()));
+        for (size_t i = 0; i < count; ++i) bigger[i] = at(i);
+        ring = std::move(bigger);
+        head = 0;
+    }
+    count++;
+    at(count - 1) = item;
+}
+
+void StartOrder::Lane::pop_front() {
+    head = (head + 1) & (ring.size() - 1);
+    if (--count == 0) head = 0;
+}
 
 void StartOrder::push(const CallEvent& e, uint32_t tag) {
     if (!in_order_) return;
@@ -8,20 +26,95 @@ void StartOrder::push(const CallEvent& e, uint32_t tag) {
         in_order_ = false;  // later than the buffer can absorb
         return;
     }
-    heap_.push({e.start_ns, seq_++, e, tag});
-    if (heap_.size() > capacity_) pop();
+    const uint64_t key = uint64_t{e.pid} << 32 | e.tid;
+    if (last_lane_ == UINT32_MAX || key != last_key_) {
+        auto [it, inserted] = lane_of_.try_emplace(key, static_cast<uint32_t>(lanes_.size()));
+        if (inserted) lanes_.emplace_back();
+        last_key_ = key;
+        last_lane_ = it->second;
+    }
+    add_to(last_lane_, Item{seq_++, e, tag});
+    if (++size_ > capacity_) pop();
+}
+
+void StartOrder::add_to(uint32_t li, const Item& item) {
+    Lane& l = lanes_[li];
+    const bool was_empty = l.empty();
+    if (l.ring.empty()) std::swap(l.ring, spare_);
+    l.push_back(item);
+    if (was_empty) {
+        heap_.push_back({item.e.start_ns, item.seq, li});
+        sift_up(heap_.size() - 1);
+        return;
+    }
+    // Older than the lane's newest (not the usual case): moved back to its
+    // place, after everything not after it (it has the highest seq).
+    size_t i = l.count - 1;
+    while (i > 0 && l.at(i).before(l.at(i - 1))) {
+        std::swap(l.at(i), l.at(i - 1));
+        --i;
+    }
+    if (i == 0) {  // the lane's front changed
+        const auto pos = static_cast<size_t>(
+            std::find_if(heap_.begin(), heap_.end(), [&](const Entry& h) { return h.lane == li; }) -
+            heap_.begin());
+        set_key(pos);
+        sift_up(pos);
+    }
 }
 
 void StartOrder::finish() {
-    while (in_order_ && !heap_.empty()) pop();
+    while (in_order_ && size_ > 0) pop();
 }
 
 void StartOrder::pop() {
-    const Item& top = heap_.top();
-    last_start_ = top.start;
+    const uint32_t li = heap_.front().lane;
+    Lane& l = lanes_[li];
+    const Item& top = l.front();
+    last_start_ = top.e.start_ns;
     emitted_ = true;
     sink_(top.e, top.tag);
-    heap_.pop();
+    l.pop_front();
+    size_--;
+    if (l.empty()) {
+        // Its ring goes back to the spare (the larger one is kept): memory
+        // follows the calls buffered, not every thread ever seen.
+        if (l.ring.size() > spare_.size()) std::swap(l.ring, spare_);
+        l.ring = {};
+        heap_.front() = heap_.back();
+        heap_.pop_back();
+    } else {
+        set_key(0);
+    }
+    if (!heap_.empty()) sift_down(0);
+}
+
+void StartOrder::set_key(size_t pos) {
+    const Item& front = lanes_[heap_[pos].lane].front();
+    heap_[pos].start = front.e.start_ns;
+    heap_[pos].seq = front.seq;
+}
+
+void StartOrder::sift_down(size_t i) {
+    const size_t n = heap_.size();
+    for (;;) {
+        size_t m = i;
+        const size_t l = 2 * i + 1, r = l + 1;
+        if (l < n && heap_[l].before(heap_[m])) m = l;
+        if (r < n && heap_[r].before(heap_[m])) m = r;
+        if (m == i) return;
+        std::swap(heap_[i], heap_[m]);
+        i = m;
+    }
+}
+
+void StartOrder::sift_up(size_t i) {
+    while (i > 0) {
+        const size_t p = (i - 1) / 2;
+        if (!heap_[i].before(heap_[p])) return;
+        std::swap(heap_[i], heap_[p]);
+        i = p;
+    }
 }
 
 }  // namespace iolens::model

@@ -10,6 +10,8 @@
 
 #include <zlib.h>
 
+#include "recording/crc32c.h"
+
 namespace iolens::recording::detail {
 
 inline void put_le32(uint8_t* p, uint32_t v) {
@@ -49,15 +51,17 @@ inline constexpr uint32_t kMaxHeaderSize = 64 * 1024;
 // strerror text for an errno value (thread-safe, unlike std::strerror).
 inline std::string errno_text(int err) { return std::generic_category().message(err); }
 
-// CRC-32 (zlib's, the common IEEE polynomial) of a chunk: its type and size
-// fields (as stored, little-endian) and then its payload. Covering type and
-// size means a damaged type cannot turn a RECORDS chunk into an "unknown"
-// one that readers would silently skip. Payloads are capped at
-// kMaxChunkPayload, so the length fits zlib's uInt.
-inline uint32_t chunk_crc(uint32_t type, const void* data, size_t size) {
+// The checksum of a chunk: its type and size fields (as stored,
+// little-endian) and then its payload. Covering type and size means a damaged
+// type cannot turn a RECORDS chunk into an "unknown" one that readers would
+// silently skip. Format 2 uses CRC-32C (crc32c.h: in hardware on x86-64);
+// format 1 used zlib's CRC-32 (the IEEE polynomial), still read. Payloads are
+// capped at kMaxChunkPayload, so the length fits zlib's uInt.
+inline uint32_t chunk_crc(uint32_t format_version, uint32_t type, const void* data, size_t size) {
     uint8_t fields[8];
     put_le32(fields, type);
     put_le32(fields + 4, static_cast<uint32_t>(size));
+    if (format_version >= 2) return crc32c(crc32c(0, fields, sizeof(fields)), data, size);
     uLong crc = ::crc32(0L, fields, sizeof(fields));
     if (size == 0)  // zlib's crc32 returns 0 for a null buffer, whatever crc was
         return static_cast<uint32_t>(crc);

@@ -6,7 +6,8 @@
 //                          u32 header size, u64 required-feature bits,
 //                          u64 optional-feature bits, 32 reserved zero bytes.
 //   Chunk*:                ChunkHeader {u32 magic "CHNK", u32 type,
-//                          u32 payload size, u32 CRC-32 of type, size and payload}
+//                          u32 payload size, u32 CRC-32C (format 1: CRC-32) of type,
+//                          size and payload}
 //                          (16 bytes) + payload (at most kMaxChunkPayload).
 //
 // Chunk types (append-only): META (JSON: host, kernel, command, pids, probes,
@@ -36,7 +37,9 @@
 namespace iolens::recording {
 
 inline constexpr char kMagic[8] = {'I', 'O', 'L', 'E', 'N', 'S', 'R', 'C'};
-inline constexpr uint32_t kFormatVersion = 1;
+// The format written: 2 (chunks checksummed with CRC-32C). Format 1 (zlib's
+// CRC-32), the same otherwise, is still read.
+inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kFileHeaderSize = 64;
 // The chunk magic: the bytes "CHNK" on disk (0x4B4E4843 as a little-endian u32).
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843u;

@@ -79,7 +79,7 @@ struct Writer::Impl {
         detail::put_le32(header + detail::kOffChunkMagic, kChunkMagic);
         detail::put_le32(header + detail::kOffChunkType, static_cast<uint32_t>(type));
         detail::put_le32(header + detail::kOffChunkSize, static_cast<uint32_t>(size));
-        detail::put_le32(header + detail::kOffChunkCrc, detail::chunk_crc(static_cast<uint32_t>(type), data, size));
+        detail::put_le32(header + detail::kOffChunkCrc, detail::chunk_crc(kFormatVersion, static_cast<uint32_t>(type), data, size));
         struct iovec iov[2] = {
             {header, sizeof(header)},
             {const_cast<void*>(data), size},
