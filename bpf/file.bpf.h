@@ -24,6 +24,10 @@ struct iolens_file_info {
 	__u32 f_flags;
 };
 
+#ifdef IOLENS_DIRECT_LOADS
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#endif
+
 /* The struct file behind fd in the current task, or NULL. The task, its
  * files_struct and fdtable are BTF pointers, loaded directly; only the fd
  * array slot needs a probe read (a variable index into a pointer array).
@@ -63,7 +67,16 @@ static __always_inline struct file *iolens_fd_file(int fd)
 #endif
 	if ((unsigned int)fd >= max_fds)
 		return NULL;
+#ifdef IOLENS_DIRECT_LOADS
+	/* The verifier allows no variable index into a BTF pointer array, but
+	 * bpf_rdonly_cast() turns any address into a typed read-only pointer
+	 * whose loads the JIT guards against faults. struct kiocb starts with
+	 * a struct file pointer (ki_filp), so casting the slot's address to it
+	 * reads the slot with one guarded load instead of a helper call. */
+	file = ((struct kiocb *)bpf_rdonly_cast(&fd_array[fd], bpf_core_type_id_kernel(struct kiocb)))->ki_filp;
+#else
 	bpf_probe_read_kernel(&file, sizeof(file), &fd_array[fd]);
+#endif
 	return file;
 }
 
@@ -72,7 +85,6 @@ static __always_inline struct file *iolens_fd_file(int fd)
  * its fields and its inode's are plain loads (the JIT guards each against
  * faults) instead of one bpf_probe_read_kernel() helper call per field: the
  * difference is most of the per-call cost of the syscall exit probe. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 static __always_inline bool iolens_file_info(struct file *file, struct iolens_file_info *info)
 {
