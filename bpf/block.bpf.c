@@ -11,6 +11,12 @@
  * so its sector is the request's start sector: the request is matched to it by
  * (disk, start sector) when it is issued. (block_bio_queue fires before the
  * split, so the tail of a large readahead bio would go uncharged.)
+ *
+ * A bio merged at the front of a request that is not issued yet (plugged or
+ * in the scheduler) moves the request's start sector back to its own:
+ * block_bio_frontmerge moves the owner entry with it, or the whole request
+ * would be charged to nobody. (A bio merged at the back changes nothing we
+ * key on; the request stays charged to whoever allocated it.)
  */
 #include "common.bpf.h"
 
@@ -84,19 +90,51 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	return disk_dev(BPF_CORE_READ(rq, q, disk));
 }
 
-static __always_inline int on_getrq(struct bio *bio)
+/* (disk, start sector) of a bio, the key its request is matched by. */
+static __always_inline struct bio_key bio_start(struct bio *bio)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct bio_key key = {};
 
-	if (!iolens_is_tracked(tgid))
-		return 0;
 	if (bpf_core_field_exists(bio->bi_bdev))
 		key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
 	else
 		key.dev = disk_dev(BPF_CORE_READ((struct bio___pre512 *)bio, bi_disk));
 	key.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	return key;
+}
+
+static __always_inline int on_getrq(struct bio *bio)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct bio_key key;
+
+	if (!iolens_is_tracked(tgid))
+		return 0;
+	key = bio_start(bio);
 	bpf_map_update_elem(&bio_owner, &key, &tgid, BPF_ANY);
+	return 0;
+}
+
+/* The bio goes in front of a request that starts where the bio ends; the
+ * request will be issued at the bio's start sector. Its owner moves there. A
+ * request nobody tracked owns becomes the merging process's if that one is
+ * tracked: its bytes are then at least partly its own. */
+static __always_inline int on_frontmerge(struct bio *bio)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, owner, *found;
+	struct bio_key key = bio_start(bio), old = key;
+
+	old.sector += BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+	found = bpf_map_lookup_elem(&bio_owner, &old);
+	if (found) {
+		owner = *found;
+		bpf_map_delete_elem(&bio_owner, &old);
+	} else if (iolens_is_tracked(tgid)) {
+		owner = tgid;
+	} else {
+		return 0;
+	}
+	bpf_map_update_elem(&bio_owner, &key, &owner, BPF_ANY);
 	return 0;
 }
 
@@ -188,7 +226,8 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 
 /*
  * 5.11 dropped the request_queue argument of block_rq_insert/issue and
- * block_getrq (which also lost its rw). Both signatures are compiled; a
+ * block_getrq (which also lost its rw), and the queue and request arguments
+ * of block_bio_frontmerge. Both signatures are compiled; a
  * program name ending in _a<N> is for kernels where the tracepoint has N
  * arguments, and user space loads only the one matching this kernel's BTF.
  * (Loading the wrong one would not fail: it would read a request_queue as a
@@ -204,6 +243,18 @@ SEC("tp_btf/block_getrq")
 int BPF_PROG(blk_getrq_btf_a3, struct request_queue *q, struct bio *bio, int rw)
 {
 	return on_getrq(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(blk_frontmerge_btf_a1, struct bio *bio)
+{
+	return on_frontmerge(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(blk_frontmerge_btf_a3, struct request_queue *q, struct request *rq, struct bio *bio)
+{
+	return on_frontmerge(bio);
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -246,6 +297,18 @@ SEC("raw_tp/block_getrq")
 int BPF_PROG(blk_getrq_raw_a3, struct request_queue *q, struct bio *bio, int rw)
 {
 	return on_getrq(bio);
+}
+
+SEC("raw_tp/block_bio_frontmerge")
+int BPF_PROG(blk_frontmerge_raw_a1, struct bio *bio)
+{
+	return on_frontmerge(bio);
+}
+
+SEC("raw_tp/block_bio_frontmerge")
+int BPF_PROG(blk_frontmerge_raw_a3, struct request_queue *q, struct request *rq, struct bio *bio)
+{
+	return on_frontmerge(bio);
 }
 
 SEC("raw_tp/block_rq_insert")

@@ -168,6 +168,18 @@ TEST_F(PageCache, DirectIoBypassesThePageCacheAndReadsExactlyTheBytesFromTheDevi
     EXPECT_GE(device(j)["read"]["bytes"].get<uint64_t>(), kFileSize);
 }
 
+TEST_F(PageCache, ReadsMergedAtTheFrontOfARequestAreChargedToTheReader)
+{
+    // One io_submit of O_DIRECT reads, last chunk first: under the block plug
+    // each read's bio is merged at the front of the request holding the one
+    // after it, so requests reach the device at a sector none of them was
+    // allocated at. Every byte is still the reader's.
+    auto j = record({workload_bin(), "reverse-aio-read", "--file", file, "--chunk", "65536"});
+    EXPECT_EQ(j["page_cache"]["miss_bytes"], 0);
+    EXPECT_EQ(j["processes"][0]["block"]["read_bytes"], kFileSize);
+    EXPECT_LT(j["processes"][0]["block"]["requests"].get<uint64_t>(), kFileSize / 65536) << "no read was merged";
+}
+
 TEST_F(PageCache, ColdMmapScanIsBroughtInByPageFaults)
 {
     evict();

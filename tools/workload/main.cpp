@@ -29,6 +29,7 @@ constexpr Mode kModes[] = {
     {"evict", wl::run_evict},
     {"residency", wl::run_residency},
     {"seq-read", wl::run_seq_read},
+    {"reverse-aio-read", wl::run_reverse_aio_read},
     {"mmap-scan", wl::run_mmap_scan},
     {"random-read", wl::run_random_read},
     {"write-file", wl::run_write_file},
@@ -116,6 +117,10 @@ constexpr const char kUsage[] =
     "  seq-read --file F [--chunk C=131072] [--direct]\n"
     "      Open F (O_DIRECT with --direct: C must be a multiple of 4096), read()\n"
     "      C bytes at a time until read returns 0, close.\n"
+    "  reverse-aio-read --file F [--chunk C=65536]\n"
+    "      Open F with O_DIRECT, fstat, and read it whole with one io_submit of\n"
+    "      size/C reads, last chunk first (the block layer merges each at the\n"
+    "      front of the previous one's request); wait for all, close.\n"
     "  mmap-scan --file F\n"
     "      Open, fstat, mmap the whole file (PROT_READ, MAP_SHARED), load one\n"
     "      byte of every 4096-byte page in order, munmap, close.\n"

@@ -14,6 +14,7 @@ int run_make_file(int argc, char** argv);
 int run_evict(int argc, char** argv);
 int run_residency(int argc, char** argv);
 int run_seq_read(int argc, char** argv);
+int run_reverse_aio_read(int argc, char** argv);
 int run_mmap_scan(int argc, char** argv);
 int run_random_read(int argc, char** argv);
 int run_write_file(int argc, char** argv);

@@ -130,4 +130,16 @@ int mincore(void* addr, size_t length, unsigned char* vec) {
 
 int munmap(void* addr, size_t length) { return static_cast<int>(call(SYS_munmap, p(addr), length)); }
 
+int io_setup(unsigned nr_events, aio_context_t* ctx) { return static_cast<int>(call(SYS_io_setup, nr_events, p(ctx))); }
+
+int io_destroy(aio_context_t ctx) { return static_cast<int>(call(SYS_io_destroy, ctx)); }
+
+int io_submit(aio_context_t ctx, long nr, struct iocb** iocbs) {
+    return static_cast<int>(call(SYS_io_submit, ctx, nr, p(iocbs)));
+}
+
+int io_getevents(aio_context_t ctx, long min_nr, long nr, struct io_event* events) {
+    return static_cast<int>(call(SYS_io_getevents, ctx, min_nr, nr, p(events), 0L));
+}
+
 }  // namespace wl::sc

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -75,5 +76,12 @@ int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned flags);
 int fadvise64(int fd, off_t offset, off_t len, int advice);
 int mincore(void* addr, size_t length, unsigned char* vec);
 int munmap(void* addr, size_t length);
+
+// Linux native AIO (not traced as a class; the block layer sees its reads):
+// used to submit many O_DIRECT reads in one call, under one block plug.
+int io_setup(unsigned nr_events, aio_context_t* ctx);
+int io_destroy(aio_context_t ctx);
+int io_submit(aio_context_t ctx, long nr, struct iocb** iocbs);
+int io_getevents(aio_context_t ctx, long min_nr, long nr, struct io_event* events);
 
 }  // namespace wl::sc

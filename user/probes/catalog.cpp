@@ -19,7 +19,8 @@ const std::vector<FamilySpec>& family_specs()
          true},
         {"block", "block requests: latency, queue time, size, depth, submitter",
          {"block_getrq", "block_rq_issue", "block_rq_complete"},
-         {{"block_rq_insert", "queue time (insert to issue)"}},
+         {{"block_rq_insert", "queue time (insert to issue)"},
+          {"block_bio_frontmerge", "submitter of requests grown at the front by a merge"}},
          false, true},
     };
     return specs;

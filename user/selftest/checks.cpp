@@ -103,6 +103,13 @@ public:
             checks_.back().reason = reason;
     }
 
+    // The same, only if the last check failed.
+    void explain_last_failure(const std::string& reason)
+    {
+        if (!checks_.empty() && checks_.back().verdict == Verdict::Fail)
+            annotate_last(reason);
+    }
+
     std::vector<Check> take() { return std::move(checks_); }
 
 private:
@@ -221,10 +228,17 @@ std::vector<Check> evaluate(const model::Report& report, const RunFacts& f)
             cold ? std::optional<uint64_t>(cold->page_cache.hit_bytes) : std::nullopt, no_cold);
     if (!f.prepared.storage.block_device)
         c.unavailable("C block read bytes", "block", f.prepared.storage.no_block_reason);
-    else
+    else {
         c.equal("C block read bytes", "block", kColdFileSize,
                 procs['C'] ? std::optional<uint64_t>(procs['C']->block.read_bytes) : std::nullopt,
                 "worker C not in the report");
+        // Bytes missing from C went to nobody or to someone else: say which,
+        // so a FAIL points at attribution rather than at missing requests.
+        const auto& none = report.block_unattributed;
+        c.explain_last_failure("block reads charged to no tracked process during the run: " +
+                        std::to_string(none.read_bytes) + " bytes in " + std::to_string(none.requests) +
+                        " requests (of every op)");
+    }
     return c.take();
 }
 
