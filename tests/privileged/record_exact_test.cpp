@@ -120,6 +120,26 @@ TEST_F(RecordExact, TwoThreadsCountedExactly)
     EXPECT_EQ(j["processes"][0]["ops"]["read"]["calls"], 2 * n);
 }
 
+TEST_F(RecordExact, ThreadsReadingOneFileInTurnAreASequentialScan)
+{
+    // Two threads read a 4 MiB file front to back, strictly in turn, without
+    // sleeping: each thread's records arrive in runs (per-thread batches), yet
+    // by start time every read begins where the previous one ended.
+    const std::string file = dir / "turns.bin";
+    const uint64_t size = 4 << 20, chunk = 4096;
+    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(size)}).exit_status, 0);
+    auto j = record({workload_bin(), "turn-read", "--file", file, "--threads", "2", "--chunk", std::to_string(chunk)});
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], size / chunk);
+    const nlohmann::json* f = nullptr;
+    for (const auto& x : j["files"])
+        if (x["path"] == file)
+            f = &x;
+    ASSERT_NE(f, nullptr) << file << " not in the report";
+    EXPECT_EQ((*f)["sequential"], size / chunk);
+    EXPECT_EQ((*f)["random"], 0);
+}
+
 TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
 {
     const int files = 40, size = 100000, epochs = 2, workers = 3, read_size = 65536;

@@ -24,6 +24,7 @@ constexpr Mode kModes[] = {
     {"known", wl::run_known},
     {"known-exec-child", wl::run_known_exec_child},  // internal: exec'd by `known`
     {"pread-loop", wl::run_pread_loop},
+    {"turn-read", wl::run_turn_read},
     {"attach-target", wl::run_attach_target},
     {"make-file", wl::run_make_file},
     {"evict", wl::run_evict},
@@ -93,6 +94,10 @@ constexpr const char kUsage[] =
     "  pread-loop --file F --count N [--size B=4096] [--threads T=1] [--report]\n"
     "      Open F (created first if missing), T threads x N pread64(B bytes at\n"
     "      offset 0), close. --report prints the timing on stdout.\n"
+    "  turn-read --file F [--threads T=2] [--chunk C=4096]\n"
+    "      Open and fstat F, then T threads read it front to back taking strict\n"
+    "      turns (the k-th pread64, of C bytes at k*C, by thread k mod T; the\n"
+    "      others spin meanwhile), close.\n"
     "  attach-target --file F --children C --reads K [--size B=4096] [--own-reads N]\n"
     "      Print \"<pid> ready\", wait for SIGUSR1, then fork C children that each\n"
     "      open F, make K pread64(B bytes at offset 0) and close it.\n"

@@ -9,6 +9,7 @@ int run_dl(int argc, char** argv);
 int run_known(int argc, char** argv);
 int run_known_exec_child(int argc, char** argv);
 int run_pread_loop(int argc, char** argv);
+int run_turn_read(int argc, char** argv);
 int run_attach_target(int argc, char** argv);
 int run_make_file(int argc, char** argv);
 int run_evict(int argc, char** argv);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/access_pattern.h"
 #include "model/dl_attribution.h"
 #include "model/dl_log.h"
 #include "model/record_text.h"
@@ -50,8 +51,7 @@ struct FileAccum {
     uint32_t dev = 0;
     uint64_t ino = 0;
     uint64_t size = 0;
-    uint64_t sequential = 0;
-    uint64_t random = 0;
+    AccessCounts access;  // judged so far (sequential vs random)
     PageCacheStats page_cache;
     std::array<std::unique_ptr<OpStats>, kOpCount> ops;
 
@@ -71,7 +71,8 @@ struct FileAccum {
             if (o && o->calls != 0) return true;
         return false;
     }
-    FileStats stats() const {
+    // pending: accesses still waiting in their streams' windows, judged.
+    FileStats stats(const AccessCounts& pending) const {
         FileStats f;
         f.path = path;
         f.dev = dev;
@@ -79,8 +80,8 @@ struct FileAccum {
         f.size = size;
         for (int i = 0; i < kOpCount; ++i)
             if (ops[i]) f.ops[i] = *ops[i];
-        f.sequential = sequential;
-        f.random = random;
+        f.sequential = access.sequential + pending.sequential;
+        f.random = access.random + pending.random;
         f.page_cache = page_cache;
         return f;
     }
@@ -109,10 +110,11 @@ struct ReportBuilder::State {
     // cache not yet returned (split_read). Reads without file identity are
     // one stream per process, under dev = ino = 0.
     struct Stream {
-        uint64_t next_offset = 0;
+        AccessStream access;
         uint64_t prefetched = 0;
     };
     std::unordered_map<Key, Stream, KeyHash> streams;
+    AccessJudge access;  // sequential vs random, in start order (access_pattern.h)
     PageCacheStats page_cache;
     BlockAccumulator block;
     ProcessBlock block_unattributed;
@@ -206,12 +208,9 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
         r.ret <= 0)
         return;
-    uint64_t& next = stream(position_key(r.pid, r.dev, r.ino)).next_offset;
-    if (r.offset == next)  // a first access starts "after" offset 0
-        f.sequential++;
-    else
-        f.random++;
-    next = r.offset + static_cast<uint64_t>(r.ret);
+    // In start order: a process's threads may share the file (access_pattern.h).
+    access.add(stream(position_key(r.pid, r.dev, r.ino)).access, f.access, r.tid, r.start_ns, r.offset,
+               r.offset + static_cast<uint64_t>(r.ret));
 }
 
 void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
@@ -484,8 +483,15 @@ Report ReportBuilder::finish() const {
     r.files_total = ranked.size();
     r.files_omitted = ranked.size() - keep;
     r.files.reserve(keep);
+    // Accesses still in a stream's window (only streams several threads
+    // used have one), by file.
+    std::unordered_map<Key, AccessCounts, KeyHash> pending;
+    for (const auto& [key, stream] : s.streams)
+        if (AccessCounts c = stream.access.pending(); c.sequential + c.random != 0)
+            pending[file_key(static_cast<uint32_t>(key.a), key.b)] += c;
     for (size_t i = 0; i < keep; ++i) {
-        r.files.push_back(ranked[i]->stats());
+        const auto it = pending.find(file_key(ranked[i]->dev, ranked[i]->ino));
+        r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
         if (r.files.back().path.empty())
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }

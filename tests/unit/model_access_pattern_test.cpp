@@ -1,0 +1,98 @@
+// AccessJudge: sequential vs random in start order, whatever order the
+// records arrive in (model/access_pattern.h).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "model/access_pattern.h"
+
+using namespace iolens::model;
+
+namespace {
+
+struct Access {
+    uint32_t tid;
+    uint64_t start_ns, offset, end;
+};
+
+// Feeds one stream's accesses in the given (arrival) order; returns the
+// judgements made plus those still pending, as at the end of a capture.
+AccessCounts judge_all(const std::vector<Access>& arrivals) {
+    AccessJudge judge;
+    AccessStream stream;
+    AccessCounts counts;
+    for (const auto& a : arrivals) judge.add(stream, counts, a.tid, a.start_ns, a.offset, a.end);
+    counts += stream.pending();
+    return counts;
+}
+
+// T threads reading a file front to back in turn (chunk k by thread k % T,
+// started at time k), delivered as each thread's records arrive: in runs of
+// `run` per thread (the kernel side's per-thread batches).
+std::vector<Access> turns_in_runs(uint64_t chunks, uint32_t threads, uint64_t run) {
+    std::vector<std::vector<Access>> per_thread(threads);
+    for (uint64_t k = 0; k < chunks; ++k)
+        per_thread[k % threads].push_back({static_cast<uint32_t>(1000 + k % threads), k, k * 4096, (k + 1) * 4096});
+    std::vector<Access> out;
+    for (size_t from = 0; out.size() < chunks; from += run)
+        for (const auto& t : per_thread)
+            for (size_t i = from; i < std::min(from + run, t.size()); ++i) out.push_back(t[i]);
+    return out;
+}
+
+}  // namespace
+
+TEST(AccessPattern, OneThreadInOrderIsJudgedAsItComes) {
+    AccessJudge judge;
+    AccessStream stream;
+    AccessCounts counts;
+    judge.add(stream, counts, 7, 1, 0, 4096);       // first, at 0: sequential
+    judge.add(stream, counts, 7, 2, 4096, 8192);    // sequential
+    judge.add(stream, counts, 7, 3, 0, 100);        // went back: random
+    EXPECT_EQ(counts.sequential, 2u);
+    EXPECT_EQ(counts.random, 1u);
+    EXPECT_EQ(stream.pending().sequential + stream.pending().random, 0u);  // nothing waits
+}
+
+TEST(AccessPattern, ThreadsTakingTurnsAreSequentialThoughTheirRecordsArriveInRuns) {
+    for (uint32_t threads : {2u, 3u, 8u}) {
+        const auto counts = judge_all(turns_in_runs(1024, threads, 14));
+        EXPECT_EQ(counts.sequential, 1024u) << threads << " threads";
+        EXPECT_EQ(counts.random, 0u) << threads << " threads";
+    }
+}
+
+TEST(AccessPattern, TheFirstThreadsJudgementsAreTakenBackWhenASecondThreadShowsUp) {
+    // Thread 1's first run is judged at once (0 sequential, 2 and 4 random
+    // against it alone); thread 2's first access started before them.
+    const auto counts = judge_all({{1, 0, 0, 10}, {1, 2, 20, 30}, {1, 4, 40, 50},
+                                   {2, 1, 10, 20}, {2, 3, 30, 40}, {2, 5, 50, 60}});
+    EXPECT_EQ(counts.sequential, 6u);
+    EXPECT_EQ(counts.random, 0u);
+}
+
+TEST(AccessPattern, RandomAccessesOfSeveralThreadsStayRandom) {
+    // Two threads, each reading chunks no access ends at.
+    std::vector<Access> a;
+    for (uint64_t k = 0; k < 200; ++k) a.push_back({static_cast<uint32_t>(1 + k % 2), k, (k * 7919 % 1000 + 1) * 8192, (k * 7919 % 1000 + 1) * 8192 + 4096});
+    const auto counts = judge_all(a);
+    EXPECT_EQ(counts.sequential, 0u);
+    EXPECT_EQ(counts.random, 200u);
+}
+
+TEST(AccessPattern, AccessesLaterThanTheWindowAreStillCountedOnce) {
+    // Thread 2's records arrive after far more of thread 1's than the window
+    // holds: the order is lost for them, but every access is counted once.
+    const uint64_t n = 10 * AccessJudge::kPerThread * 2 + AccessJudge::kRecent;
+    const auto counts = judge_all(turns_in_runs(n, 2, n));
+    EXPECT_EQ(counts.sequential + counts.random, n);
+}
+
+TEST(AccessPattern, AStreamOfManyThreadsKeepsItsWindowBounded) {
+    // More threads than counted: the window stops growing at kMaxThreads, and
+    // turns still come out right when each thread's run is short.
+    const uint32_t threads = AccessJudge::kMaxThreads + 16;
+    const auto counts = judge_all(turns_in_runs(threads * 20, threads, 1));
+    EXPECT_EQ(counts.sequential, uint64_t{threads} * 20);
+    EXPECT_EQ(counts.random, 0u);
+}

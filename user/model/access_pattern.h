@@ -1,0 +1,94 @@
+#pragma once
+// Sequential or random: does a process's read or write of a file start where
+// its previous one, by start time, ended?
+//
+// Why by start time, and why it needs care: records reach the recording per
+// thread in runs (the kernel side batches a thread's cached calls,
+// docs/capture.md), so two threads of one process reading one file in turn
+// arrive as "0, 2, 4, ..." then "1, 3, 5, ...": compared in arrival order,
+// a sequential scan looks random.
+//
+// How: a stream (one process, one file) used by one thread is in start order
+// already and each access is judged at once, as it always was. When a second
+// thread shows up on a stream, the first thread's accesses that started after
+// the newcomer's are taken back (the last judgements are remembered, across
+// all streams, in a small ring) and, from then on, the stream's accesses wait
+// in a window sorted by start time, a few dozen per thread (more than a
+// thread's batch holds), and are judged as they leave it. Memory stays
+// bounded: the window is, and only streams several threads used have one. An
+// access later than the window or the ring can absorb is judged where it
+// lands: the answer degrades to arrival order, nothing is dropped.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace iolens::model {
+
+struct AccessCounts {
+    uint64_t sequential = 0;
+    uint64_t random = 0;
+    AccessCounts& operator+=(const AccessCounts& o) {
+        sequential += o.sequential;
+        random += o.random;
+        return *this;
+    }
+};
+
+// One process's accesses to one file. Judged through AccessJudge.
+class AccessStream {
+public:
+    // The accesses still in the window, judged (the end of the capture).
+    AccessCounts pending() const;
+
+private:
+    friend class AccessJudge;
+    struct Access {
+        uint64_t start_ns, offset, end;
+    };
+    struct Window {
+        std::deque<Access> accesses;  // by start time; ties in arrival order
+        std::vector<uint32_t> threads;
+    };
+    // Judges a against next (where the previous access ended; a first access
+    // "follows" offset 0) and moves next to its end. True if sequential.
+    static bool judge(uint64_t& next, const Access& a, AccessCounts& counts);
+
+    uint64_t next_ = 0;
+    uint32_t tid_ = 0;
+    bool used_ = false;
+    std::unique_ptr<Window> window_;  // once a second thread used the stream
+};
+
+// Judges the accesses of every stream of one capture.
+class AccessJudge {
+public:
+    // A read or write by thread tid that started at start_ns and moved the
+    // bytes [offset, end). Judgements go to counts (the file's), which must
+    // stay where it is (as must the stream) for the judge's lifetime.
+    void add(AccessStream& stream, AccessCounts& counts, uint32_t tid, uint64_t start_ns, uint64_t offset,
+             uint64_t end);
+
+    // Window entries per thread that used a stream; threads counted up to
+    // kMaxThreads. A thread's batch holds 14 calls (bpf/call_batch.bpf.h).
+    static constexpr size_t kPerThread = 32;
+    static constexpr size_t kMaxThreads = 64;
+    // Immediate judgements remembered, to take back when a stream turns out
+    // to be shared.
+    static constexpr size_t kRecent = 1024;
+
+private:
+    struct Judged {
+        AccessStream* stream;
+        AccessCounts* counts;
+        AccessStream::Access access;
+        uint64_t next_before;
+        bool sequential;
+    };
+    void share(AccessStream& stream, uint32_t tid, uint64_t start_ns);
+
+    std::vector<Judged> recent_;  // a ring of kRecent once full
+    size_t head_ = 0;             // the oldest entry once full
+};
+
+}  // namespace iolens::model
