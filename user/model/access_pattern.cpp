@@ -5,7 +5,7 @@
 
 namespace iolens::model {
 
-bool AccessStream::judge(uint64_t& next, const Access& a, AccessCounts& counts) {
+bool AccessJudge::judge(uint64_t& next, const Access& a, AccessCounts& counts) {
     const bool sequential = a.offset == next;
     if (sequential)
         counts.sequential++;
@@ -15,23 +15,16 @@ bool AccessStream::judge(uint64_t& next, const Access& a, AccessCounts& counts) 
     return sequential;
 }
 
-AccessCounts AccessStream::pending() const {
-    AccessCounts counts;
-    if (!window_) return counts;
-    uint64_t next = next_;
-    for (const Access& a : window_->accesses) judge(next, a, counts);
-    return counts;
-}
-
 void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint64_t start_ns, uint64_t offset,
                       uint64_t end) {
-    const AccessStream::Access a{start_ns, offset, end};
-    if (!s.window_) {
+    const Access a{start_ns, offset, end};
+    Window* win;
+    if (!s.shared_) {
         if (!s.used_ || tid == s.tid_) {
             s.used_ = true;
             s.tid_ = tid;
             Judged j{&s, &counts, a, s.next_, false};
-            j.sequential = AccessStream::judge(s.next_, a, counts);
+            j.sequential = judge(s.next_, a, counts);
             if (recent_.size() < kRecent) {
                 recent_.push_back(j);
             } else {
@@ -40,18 +33,19 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
             }
             return;
         }
-        share(s, tid, start_ns);
-    } else if (auto& t = s.window_->threads;
-               t.size() < kMaxThreads && std::find(t.begin(), t.end(), tid) == t.end()) {
-        t.push_back(tid);
+        win = &share(s, counts, tid, start_ns);
+    } else {
+        win = &windows_.find(&s)->second;
+        if (auto& t = win->threads; t.size() < kMaxThreads && std::find(t.begin(), t.end(), tid) == t.end())
+            t.push_back(tid);
     }
-    auto& w = s.window_->accesses;
+    auto& w = win->accesses;
     auto at = w.end();  // usually the newest: searched from the back
     while (at != w.begin() && std::prev(at)->start_ns > start_ns) --at;
     w.insert(at, a);
-    const size_t room = kPerThread * s.window_->threads.size();
+    const size_t room = kPerThread * win->threads.size();
     while (w.size() > room) {
-        AccessStream::judge(s.next_, w.front(), counts);
+        judge(s.next_, w.front(), counts);
         w.pop_front();
     }
 }
@@ -61,20 +55,36 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
 // window. They are the latest judged of the stream (one thread's accesses
 // arrive in start order), so the stream's position goes back to where it was
 // before the oldest of them.
-void AccessJudge::share(AccessStream& s, uint32_t tid, uint64_t start_ns) {
-    s.window_ = std::make_unique<AccessStream::Window>();
-    s.window_->threads = {s.tid_, tid};
-    auto& w = s.window_->accesses;
+AccessJudge::Window& AccessJudge::share(AccessStream& s, const AccessCounts& counts, uint32_t tid,
+                                        uint64_t start_ns) {
+    s.shared_ = true;
+    Window& win = windows_[&s];
+    win.counts = &counts;
+    win.threads = {s.tid_, tid};
     const size_t n = recent_.size();
     for (size_t i = 0; i < n; ++i) {  // newest first
         Judged& j = recent_[(head_ + n - 1 - i) % n];
         if (j.stream != &s || j.access.start_ns <= start_ns) continue;
         (j.sequential ? j.counts->sequential : j.counts->random)--;
         s.next_ = j.next_before;
-        w.push_front(j.access);
+        win.accesses.push_front(j.access);
         j.stream = nullptr;
     }
-    std::stable_sort(w.begin(), w.end(), [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; });
+    std::stable_sort(win.accesses.begin(), win.accesses.end(),
+                     [](const Access& x, const Access& y) { return x.start_ns < y.start_ns; });
+    return win;
+}
+
+std::vector<std::pair<const AccessCounts*, AccessCounts>> AccessJudge::pending() const {
+    std::vector<std::pair<const AccessCounts*, AccessCounts>> out;
+    out.reserve(windows_.size());
+    for (const auto& [stream, win] : windows_) {
+        AccessCounts counts;
+        uint64_t next = stream->next_;
+        for (const Access& a : win.accesses) judge(next, a, counts);
+        out.emplace_back(win.counts, counts);
+    }
+    return out;
 }
 
 }  // namespace iolens::model

@@ -18,9 +18,11 @@
 // bounded: the window is, and only streams several threads used have one. An
 // access later than the window or the ring can absorb is judged where it
 // lands: the answer degrades to arrival order, nothing is dropped.
+#include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace iolens::model {
@@ -35,29 +37,15 @@ struct AccessCounts {
     }
 };
 
-// One process's accesses to one file. Judged through AccessJudge.
+// One process's accesses to one file: 16 bytes, as a job may have millions.
+// Judged through AccessJudge, which holds the windows.
 class AccessStream {
-public:
-    // The accesses still in the window, judged (the end of the capture).
-    AccessCounts pending() const;
-
 private:
     friend class AccessJudge;
-    struct Access {
-        uint64_t start_ns, offset, end;
-    };
-    struct Window {
-        std::deque<Access> accesses;  // by start time; ties in arrival order
-        std::vector<uint32_t> threads;
-    };
-    // Judges a against next (where the previous access ended; a first access
-    // "follows" offset 0) and moves next to its end. True if sequential.
-    static bool judge(uint64_t& next, const Access& a, AccessCounts& counts);
-
-    uint64_t next_ = 0;
-    uint32_t tid_ = 0;
+    uint64_t next_ = 0;  // where the last judged access ended (a first access "follows" offset 0)
+    uint32_t tid_ = 0;   // the one thread that used it, until shared_
     bool used_ = false;
-    std::unique_ptr<Window> window_;  // once a second thread used the stream
+    bool shared_ = false;  // a second thread used it: its accesses go through a window
 };
 
 // Judges the accesses of every stream of one capture.
@@ -69,6 +57,10 @@ public:
     void add(AccessStream& stream, AccessCounts& counts, uint32_t tid, uint64_t start_ns, uint64_t offset,
              uint64_t end);
 
+    // What the windows still hold, judged, with the counts each stream's
+    // judgements go to (the end of the capture).
+    std::vector<std::pair<const AccessCounts*, AccessCounts>> pending() const;
+
     // Window entries per thread that used a stream; threads counted up to
     // kMaxThreads. A thread's batch holds 14 calls (bpf/call_batch.bpf.h).
     static constexpr size_t kPerThread = 32;
@@ -78,15 +70,27 @@ public:
     static constexpr size_t kRecent = 1024;
 
 private:
+    struct Access {
+        uint64_t start_ns, offset, end;
+    };
+    struct Window {
+        const AccessCounts* counts;
+        std::deque<Access> accesses;  // by start time; ties in arrival order
+        std::vector<uint32_t> threads;
+    };
     struct Judged {
         AccessStream* stream;
         AccessCounts* counts;
-        AccessStream::Access access;
+        Access access;
         uint64_t next_before;
         bool sequential;
     };
-    void share(AccessStream& stream, uint32_t tid, uint64_t start_ns);
+    // Judges a against next (where the previous access ended) and moves next
+    // to its end. True if sequential.
+    static bool judge(uint64_t& next, const Access& a, AccessCounts& counts);
+    Window& share(AccessStream& stream, const AccessCounts& counts, uint32_t tid, uint64_t start_ns);
 
+    std::unordered_map<const AccessStream*, Window> windows_;  // of the shared streams
     std::vector<Judged> recent_;  // a ring of kRecent once full
     size_t head_ = 0;             // the oldest entry once full
 };

@@ -485,12 +485,10 @@ Report ReportBuilder::finish() const {
     r.files.reserve(keep);
     // Accesses still in a stream's window (only streams several threads
     // used have one), by file.
-    std::unordered_map<Key, AccessCounts, KeyHash> pending;
-    for (const auto& [key, stream] : s.streams)
-        if (AccessCounts c = stream.access.pending(); c.sequential + c.random != 0)
-            pending[file_key(static_cast<uint32_t>(key.a), key.b)] += c;
+    std::unordered_map<const AccessCounts*, AccessCounts> pending;
+    for (const auto& [counts, c] : s.access.pending()) pending[counts] += c;
     for (size_t i = 0; i < keep; ++i) {
-        const auto it = pending.find(file_key(ranked[i]->dev, ranked[i]->ino));
+        const auto it = pending.find(&ranked[i]->access);
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
         if (r.files.back().path.empty())
             r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
