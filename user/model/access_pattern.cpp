@@ -35,7 +35,8 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
         }
         win = &share(s, counts, tid, start_ns);
     } else {
-        win = &windows_.find(&s)->second;
+        win = &windows_[&s];
+        win->counts = &counts;
         if (auto& t = win->threads; t.size() < kMaxThreads && std::find(t.begin(), t.end(), tid) == t.end())
             t.push_back(tid);
     }
@@ -43,11 +44,21 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
     auto at = w.end();  // usually the newest: searched from the back
     while (at != w.begin() && std::prev(at)->start_ns > start_ns) --at;
     w.insert(at, a);
+    pending_++;
     const size_t room = kPerThread * win->threads.size();
     while (w.size() > room) {
         judge(s.next_, w.front(), counts);
         w.pop_front();
+        pending_--;
     }
+    if (pending_ > kMaxPending) drain();
+}
+
+void AccessJudge::drain() {
+    for (auto& [stream, win] : windows_)
+        for (const Access& a : win.accesses) judge(stream->next_, a, *win.counts);
+    windows_.clear();
+    pending_ = 0;
 }
 
 // A second thread's first access, started at start_ns: the first thread's
@@ -55,7 +66,7 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
 // window. They are the latest judged of the stream (one thread's accesses
 // arrive in start order), so the stream's position goes back to where it was
 // before the oldest of them.
-AccessJudge::Window& AccessJudge::share(AccessStream& s, const AccessCounts& counts, uint32_t tid,
+AccessJudge::Window& AccessJudge::share(AccessStream& s, AccessCounts& counts, uint32_t tid,
                                         uint64_t start_ns) {
     s.shared_ = true;
     Window& win = windows_[&s];
@@ -68,6 +79,7 @@ AccessJudge::Window& AccessJudge::share(AccessStream& s, const AccessCounts& cou
         (j.sequential ? j.counts->sequential : j.counts->random)--;
         s.next_ = j.next_before;
         win.accesses.push_front(j.access);
+        pending_++;
         j.stream = nullptr;
     }
     std::stable_sort(win.accesses.begin(), win.accesses.end(),

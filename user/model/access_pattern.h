@@ -15,7 +15,9 @@
 // all streams, in a small ring) and, from then on, the stream's accesses wait
 // in a window sorted by start time, a few dozen per thread (more than a
 // thread's batch holds), and are judged as they leave it. Memory stays
-// bounded: the window is, and only streams several threads used have one. An
+// bounded: a window is, only streams several threads used have one, and when
+// all windows together hold more than kMaxPending accesses they are all
+// judged and emptied (the order is then lost only around that point). An
 // access later than the window or the ring can absorb is judged where it
 // lands: the answer degrades to arrival order, nothing is dropped.
 #include <cstddef>
@@ -68,13 +70,16 @@ public:
     // Immediate judgements remembered, to take back when a stream turns out
     // to be shared.
     static constexpr size_t kRecent = 1024;
+    // Accesses all windows may hold together (24 bytes each, plus the
+    // windows' own overhead).
+    static constexpr size_t kMaxPending = size_t{1} << 18;
 
 private:
     struct Access {
         uint64_t start_ns, offset, end;
     };
     struct Window {
-        const AccessCounts* counts;
+        AccessCounts* counts;
         std::deque<Access> accesses;  // by start time; ties in arrival order
         std::vector<uint32_t> threads;
     };
@@ -88,9 +93,13 @@ private:
     // Judges a against next (where the previous access ended) and moves next
     // to its end. True if sequential.
     static bool judge(uint64_t& next, const Access& a, AccessCounts& counts);
-    Window& share(AccessStream& stream, const AccessCounts& counts, uint32_t tid, uint64_t start_ns);
+    Window& share(AccessStream& stream, AccessCounts& counts, uint32_t tid, uint64_t start_ns);
+    // Judges what every window holds and frees the windows.
+    void drain();
 
-    std::unordered_map<const AccessStream*, Window> windows_;  // of the shared streams
+    // Of the shared streams; one drained is made again at its next access.
+    std::unordered_map<AccessStream*, Window> windows_;
+    size_t pending_ = 0;  // accesses in all windows
     std::vector<Judged> recent_;  // a ring of kRecent once full
     size_t head_ = 0;             // the oldest entry once full
 };
