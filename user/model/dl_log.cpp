@@ -85,22 +85,10 @@ iolens_block_rec BlockEvent::as_record() const {
     return r;
 }
 
-uint32_t DlLog::file_index(uint32_t dev, uint64_t ino) {
-    if (last_index_ != CallEvent::kNoFile && last_ino_ == ino && last_dev_ == dev)
-        return last_index_;
-    uint32_t idx = CallEvent::kNoFile;
-    if (auto it = index_.find({ino, dev}); it != index_.end()) {
-        idx = it->second;
-    } else {
-        if (files.size() >= CallEvent::kNoFile) return CallEvent::kNoFile;
-        idx = static_cast<uint32_t>(files.size());
-        files.push_back({dev, ino});
-        index_.emplace(std::pair{ino, dev}, idx);
-    }
-    last_ino_ = ino;
-    last_dev_ = dev;
-    last_index_ = idx;
-    return idx;
+uint32_t DlLog::add_file(uint32_t dev, uint64_t ino) {
+    if (files.size() >= CallEvent::kNoFile) return CallEvent::kNoFile;
+    files.push_back({dev, ino});
+    return static_cast<uint32_t>(files.size() - 1);
 }
 
 }  // namespace iolens::model

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -76,8 +75,10 @@ struct FileId {
 
 class DlLog {
 public:
-    // The index of (dev, ino), assigned on first sight.
-    uint32_t file_index(uint32_t dev, uint64_t ino);
+    // A new file's index (the caller keeps it: ReportBuilder does in its
+    // per-file state, which it looks up anyway), or CallEvent::kNoFile once
+    // there are that many files.
+    uint32_t add_file(uint32_t dev, uint64_t ino);
 
     CallLog calls;  // compact: see call_log.h
     std::vector<PageCacheEvent> page_cache;
@@ -91,19 +92,6 @@ public:
         if (start < first_ts) first_ts = start;
         if (end > last_ts) last_ts = end;
     }
-
-private:
-    struct KeyHash {
-        size_t operator()(const std::pair<uint64_t, uint32_t>& k) const {
-            uint64_t h = k.first ^ (uint64_t{k.second} * 0x9e3779b97f4a7c15ull);
-            h ^= h >> 32;
-            return static_cast<size_t>(h * 0xd6e8feb86659fd93ull);
-        }
-    };
-    std::unordered_map<std::pair<uint64_t, uint32_t>, uint32_t, KeyHash> index_;  // (ino, dev)
-    uint64_t last_ino_ = 0;
-    uint32_t last_dev_ = 0;
-    uint32_t last_index_ = CallEvent::kNoFile;
 };
 
 }  // namespace iolens::model

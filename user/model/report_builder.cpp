@@ -52,6 +52,8 @@ struct FileAccum {
     uint64_t ino = 0;
     uint64_t size = 0;
     AccessCounts access;  // judged so far (sequential vs random)
+    uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
+    static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     PageCacheStats page_cache;
     std::array<std::unique_ptr<OpStats>, kOpCount> ops;
 
@@ -189,18 +191,21 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
-    const uint32_t file_index =
-        has_file && options.dl_attribution ? log.file_index(r.dev, r.ino) : CallEvent::kNoFile;
+    FileAccum* f = has_file ? &file(r.dev, r.ino) : nullptr;
+    uint32_t file_index = CallEvent::kNoFile;
+    if (f && options.dl_attribution) {
+        if (f->dl_index == FileAccum::kNoDlIndex) f->dl_index = log.add_file(r.dev, r.ino);
+        file_index = f->dl_index;
+    }
     const CallEvent e = make_call_event(r, cache_read, file_index);
     account(p.ops[r.op], e);
     if (options.dl_attribution) {
         log.calls.push_back(e);
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
-    if (!has_file) return;
-    FileAccum& f = file(r.dev, r.ino);
-    account(f.op(r.op), e);
-    if (cache_read) f.page_cache.add_read(*cache_read);
+    if (!f) return;
+    account(f->op(r.op), e);
+    if (cache_read) f->page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
     // the file ended (or at 0 for its first). Per process, because DataLoader
@@ -209,7 +214,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
-    access.add(stream(position_key(r.pid, r.dev, r.ino)).access, f.access, r.tid, r.start_ns, r.offset,
+    access.add(stream(position_key(r.pid, r.dev, r.ino)).access, f->access, r.tid, r.start_ns, r.offset,
                r.offset + static_cast<uint64_t>(r.ret));
 }
 
