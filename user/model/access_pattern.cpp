@@ -1,7 +1,6 @@
 #include "model/access_pattern.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace iolens::model {
 
@@ -35,15 +34,20 @@ void AccessJudge::add(AccessStream& s, AccessCounts& counts, uint32_t tid, uint6
         }
         win = &share(s, counts, tid, start_ns);
     } else {
-        win = &windows_[&s];
+        // Calls come in runs of one thread and file: remember the last window.
+        if (&s != last_stream_) {
+            last_window_ = &windows_[&s];
+            last_stream_ = &s;
+        }
+        win = last_window_;
         win->counts = &counts;
         if (auto& t = win->threads; t.size() < kMaxThreads && std::find(t.begin(), t.end(), tid) == t.end())
             t.push_back(tid);
     }
+    // Usually the newest: added at the back and moved forward into place.
     auto& w = win->accesses;
-    auto at = w.end();  // usually the newest: searched from the back
-    while (at != w.begin() && std::prev(at)->start_ns > start_ns) --at;
-    w.insert(at, a);
+    w.push_back(a);
+    for (size_t i = w.size() - 1; i > 0 && w[i - 1].start_ns > start_ns; --i) std::swap(w[i], w[i - 1]);
     pending_++;
     const size_t room = kPerThread * win->threads.size();
     while (w.size() > room) {
@@ -58,6 +62,8 @@ void AccessJudge::drain() {
     for (auto& [stream, win] : windows_)
         for (const Access& a : win.accesses) judge(stream->next_, a, *win.counts);
     windows_.clear();
+    last_stream_ = nullptr;
+    last_window_ = nullptr;
     pending_ = 0;
 }
 
@@ -70,6 +76,8 @@ AccessJudge::Window& AccessJudge::share(AccessStream& s, AccessCounts& counts, u
                                         uint64_t start_ns) {
     s.shared_ = true;
     Window& win = windows_[&s];
+    last_stream_ = &s;
+    last_window_ = &win;
     win.counts = &counts;
     win.threads = {s.tid_, tid};
     const size_t n = recent_.size();
