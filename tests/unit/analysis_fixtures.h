@@ -28,8 +28,8 @@ inline model::OpStats op(uint64_t calls, uint64_t size, uint64_t time_ns) {
     return s;
 }
 
-inline model::CaptureInfo capture(bool pagecache = true, bool blocking = true) {
-    model::CaptureInfo c;
+inline recording::CaptureInfo capture(bool pagecache = true, bool blocking = true) {
+    recording::CaptureInfo c;
     c.command = {"torchrun", "--nproc-per-node=2", "train.py"};
     c.pids = {10};
     c.start_mono_ns = 1000 * kS;

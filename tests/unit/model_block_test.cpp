@@ -7,6 +7,7 @@
 #include "model_records.h"
 
 using namespace iolens::model;
+using namespace iolens::recording;
 using iolens::test::kDiskDev;
 using iolens::test::Records;
 

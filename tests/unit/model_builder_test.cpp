@@ -277,8 +277,8 @@ TEST(ReportBuilderFiles, UnnamedFileAndSameInodeOnAnotherDevice) {
     ASSERT_EQ(r.files.size(), 2u);  // (dev, ino) identifies a file, not ino alone
     EXPECT_EQ(r.files[0].path, "<dev 259:3 ino 5>");
     EXPECT_EQ(r.files[1].path, "<dev 8:1 ino 5>");
-    EXPECT_EQ(dev_major(r.files[0].dev), 259u);
-    EXPECT_EQ(dev_minor(r.files[0].dev), 3u);
+    EXPECT_EQ(iolens::recording::dev_major(r.files[0].dev), 259u);
+    EXPECT_EQ(iolens::recording::dev_minor(r.files[0].dev), 3u);
 }
 
 TEST(ReportBuilderFiles, NamedButUntouchedFilesAreNotListed) {

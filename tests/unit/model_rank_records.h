@@ -137,15 +137,15 @@ public:
 };
 
 // A capture from 0 to end_ns with the given probe families attached.
-inline model::CaptureInfo dl_capture(uint64_t end_ns, std::vector<std::string> probes = {}) {
-    model::CaptureInfo c;
+inline recording::CaptureInfo dl_capture(uint64_t end_ns, std::vector<std::string> probes = {}) {
+    recording::CaptureInfo c;
     c.start_mono_ns = 1;  // 0 would mean "unknown"
     c.duration_ns = end_ns - 1;
     for (auto& p : probes) c.probes.push_back({p, "", true, ""});
     return c;
 }
 
-inline model::Report build(const DlStream& s, const model::CaptureInfo& cap,
+inline model::Report build(const DlStream& s, const recording::CaptureInfo& cap,
                            const std::map<uint32_t, std::map<std::string, std::string>>& env = {},
                            model::BuilderOptions opt = {}) {
     model::ReportBuilder b(opt);

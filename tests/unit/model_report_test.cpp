@@ -23,10 +23,10 @@ TEST(ReportModel, OpNamesFollowTheAbiEnum) {
 
 TEST(ReportModel, KernelDevT) {
     const uint32_t dev = (259u << 20) | 0xabcde;
-    EXPECT_EQ(dev_major(dev), 259u);
-    EXPECT_EQ(dev_minor(dev), 0xabcdeu);
-    EXPECT_EQ(dev_major(8u << 20 | 1), 8u);
-    EXPECT_EQ(dev_minor(8u << 20 | 1), 1u);
+    EXPECT_EQ(iolens::recording::dev_major(dev), 259u);
+    EXPECT_EQ(iolens::recording::dev_minor(dev), 0xabcdeu);
+    EXPECT_EQ(iolens::recording::dev_major(8u << 20 | 1), 8u);
+    EXPECT_EQ(iolens::recording::dev_minor(8u << 20 | 1), 1u);
 }
 
 TEST(ReportModel, OpStatsMerge) {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "iolens/abi.h"
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 #include "recording/recording.h"
 
 namespace {
@@ -356,7 +356,7 @@ int main(int argc, char** argv) {
     auto w = recording::Writer::create(o.out, wo);
     if (!w) Synth::die(w.error().message);
 
-    model::CaptureInfo cap;
+    recording::CaptureInfo cap;
     cap.command = {"torchrun", "train.py"};
     cap.pids = {1000};
     cap.start_unix_ns = 1'700'000'000'000'000'000ull;
@@ -366,15 +366,15 @@ int main(int argc, char** argv) {
     cap.iolens_version = "synth";
     for (const char* fam : {"syscalls", "files", "process", "pagecache", "blocking", "block", "markers", "offcpu"})
         cap.probes.push_back({fam, "raw_tp/synthetic", true, ""});
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Meta, model::capture_to_json(cap).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Meta, recording::capture_to_json(cap).dump()); !r)
         Synth::die(r.error().message);
-    model::ProcessInfo launcher;
+    recording::ProcessInfo launcher;
     launcher.pid = 1000;
     launcher.ppid = 1;
     launcher.comm = "torchrun";
     launcher.cmdline = cap.command;
     launcher.start_ns = kT0;
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Process, model::process_to_json(launcher).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Process, recording::process_to_json(launcher).dump()); !r)
         Synth::die(r.error().message);
 
     Synth s(o, **w);
@@ -384,7 +384,7 @@ int main(int argc, char** argv) {
     cap.stop_reason = "the command exited";
     cap.exit_status = 0;
     cap.devices = {{kDisk, "nvme0n1"}, {kDev, "nvme0n1p1"}};
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::End, model::capture_to_json(cap).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::End, recording::capture_to_json(cap).dump()); !r)
         Synth::die(r.error().message);
     if (auto r = (*w)->close(); !r) Synth::die(r.error().message);
     std::printf("%s: %llu events, %u files, %u ranks, %u epochs, %u workers per rank\n", o.out.c_str(),

@@ -13,7 +13,7 @@ using nlohmann::json;
 // they read into the cache again, so the data set (or the part of it this
 // node reads) does not stay cached between epochs.
 void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidates& out) {
-    if (!model::probe_live(r.capture, model::kProbePageCache)) return;
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
     uint32_t judged = 0;
     json missing = json::array();
     double hit_sum = 0;
@@ -69,7 +69,7 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
 // readahead_waste: readahead brought in pages that were evicted without ever
 // being read: the disk did work for nothing and pushed useful pages out.
 void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& out) {
-    if (!model::probe_live(r.capture, model::kProbePageCache)) return;
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
     const auto& pc = r.page_cache;
     const uint64_t in = pc.brought_in();
     if (in < t.readahead_min_bytes || pc.readahead_unused_bytes == 0) return;

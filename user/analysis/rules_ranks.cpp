@@ -200,7 +200,7 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
         for (const auto& p : r.processes)
             if (targets.count(p.info.pid)) mains.push_back({{}, &p, process_wall(r, p)});
     }
-    const bool blocking = model::probe_live(r.capture, model::kProbeBlocking);
+    const bool blocking = recording::probe_live(r.capture, recording::kProbeBlocking);
     struct Hit {
         Main m;
         uint64_t ns;

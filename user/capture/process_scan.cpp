@@ -67,9 +67,9 @@ std::vector<pid_t> process_tree(pid_t root)
     return out;
 }
 
-std::optional<model::ProcessInfo> read_process(pid_t pid)
+std::optional<recording::ProcessInfo> read_process(pid_t pid)
 {
-    model::ProcessInfo info;
+    recording::ProcessInfo info;
     pid_t ppid = 0;
     if (!read_stat(pid, info.comm, ppid))
         return std::nullopt;

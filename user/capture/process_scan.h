@@ -6,13 +6,13 @@
 #include <optional>
 #include <vector>
 
-#include "model/report.h"
+#include "recording/capture.h"
 
 namespace iolens::capture {
 
 bool process_exists(pid_t pid);
 // pid itself and every live descendant, found through /proc/*/stat ppids.
 std::vector<pid_t> process_tree(pid_t root);
-std::optional<model::ProcessInfo> read_process(pid_t pid);
+std::optional<recording::ProcessInfo> read_process(pid_t pid);
 
 }  // namespace iolens::capture

@@ -22,7 +22,7 @@
 #include "capture/process_scan.h"
 #include "capture/ring_reader.h"
 #include "capture/self_cost.h"
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 #include "model/rank_env.h"
 #include "model/replay.h"
 #include "probes/run_stats.h"
@@ -277,9 +277,9 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     // Processes known at attach time. With -p, children forked while we were
     // scanning are already caught by the fork probe if their parent was
     // tracked; rescan until the tree is stable to catch the rest.
-    std::vector<model::ProcessInfo> initial;
+    std::vector<recording::ProcessInfo> initial;
     if (launcher) {
-        model::ProcessInfo info;
+        recording::ProcessInfo info;
         info.pid = static_cast<uint32_t>(launcher->pid());
         info.ppid = static_cast<uint32_t>(getpid());
         info.cmdline = opt.command;
@@ -306,7 +306,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
             stream.live.insert(static_cast<uint32_t>(p));
     }
 
-    model::CaptureInfo capture;
+    recording::CaptureInfo capture;
     capture.command = opt.command;
     for (pid_t p : targets)
         capture.pids.push_back(static_cast<uint32_t>(p));
@@ -316,10 +316,10 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
     capture.hostname = hostname();
     capture.kernel_release = features.kernel_release;
     capture.iolens_version = IOLENS_VERSION_STRING;
-    if (auto r = write_json(writer, recording::ChunkType::Meta, model::capture_to_json(capture)); !r)
+    if (auto r = write_json(writer, recording::ChunkType::Meta, recording::capture_to_json(capture)); !r)
         return r.error();
     for (const auto& info : initial)
-        if (auto r = write_json(writer, recording::ChunkType::Process, model::process_to_json(info)); !r)
+        if (auto r = write_json(writer, recording::ChunkType::Process, recording::process_to_json(info)); !r)
             return r.error();
     if (!launcher)  // processes that exist at attach; a launched command is read at its exec
         for (const auto& info : initial)
@@ -465,7 +465,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         capture.exit_status = *child_status;
         outcome.exit_status = *child_status;
     }
-    model::CostInfo cost;
+    recording::CostInfo cost;
     cost.attach_ns = attach_mono - started_mono;
     if (run_stats.available()) {
         // Timed only in the sampled windows: scale to the whole capture.
@@ -489,7 +489,7 @@ Result<RecordOutcome> run_record(const RecordOptions& opt, const probes::Feature
         cost.job_cpu_unavailable = "pid " + std::to_string(*opt.pid) + " exited before the end of the capture";
     }
     capture.cost = cost;
-    if (auto r = write_json(writer, recording::ChunkType::End, model::capture_to_json(capture)); !r)
+    if (auto r = write_json(writer, recording::ChunkType::End, recording::capture_to_json(capture)); !r)
         return r.error();
     if (auto r = writer.close(); !r)  // surfaces close-time errors too
         return r.error();

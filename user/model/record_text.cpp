@@ -60,7 +60,7 @@ std::string comm_string(const char* bytes, size_t cap) {
 }
 
 std::string unnamed_file(uint32_t dev, uint64_t ino) {
-    return "<dev " + std::to_string(dev_major(dev)) + ":" + std::to_string(dev_minor(dev)) +
+    return "<dev " + std::to_string(recording::dev_major(dev)) + ":" + std::to_string(recording::dev_minor(dev)) +
            " ino " + std::to_string(ino) + ">";
 }
 

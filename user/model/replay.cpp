@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 
 namespace iolens::model {
 
@@ -41,7 +41,7 @@ Result<void> Replay::apply(const recording::Chunk& chunk)
             return j.error();
         // META describes the start; END adds what is known at the end on top
         // of it (keys it lacks keep their META values).
-        if (auto r = update_capture_from_json(*j, capture_); !r)
+        if (auto r = recording::update_capture_from_json(*j, capture_); !r)
             return r.error();
         builder_.set_capture(capture_);
         (end ? saw_end_ : saw_meta_) = true;
@@ -51,7 +51,7 @@ Result<void> Replay::apply(const recording::Chunk& chunk)
         auto j = parse_json_chunk(chunk, "PROCESS");
         if (!j)
             return j.error();
-        auto info = process_from_json(*j);
+        auto info = recording::process_from_json(*j);
         if (!info)
             return info.error();
         builder_.add_process(*info);

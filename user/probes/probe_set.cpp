@@ -16,6 +16,7 @@
 #include "blocking_legacy.skel.h"
 #include "pagecache.skel.h"
 #include "pagecache_legacy.skel.h"
+#include "iolens/abi.h"
 #include "probes/catalog.h"
 #include "proc.skel.h"
 #include "syscalls.skel.h"
@@ -326,7 +327,7 @@ Result<void> ProbeSet::attach()
 {
     for (auto& fam : families_) {
         auto status = std::find_if(statuses_.begin(), statuses_.end(),
-                                   [&](const model::ProbeStatus& s) { return s.name == fam->spec->name; });
+                                   [&](const recording::ProbeStatus& s) { return s.name == fam->spec->name; });
         bpf_program* prog;
         std::string failure;
         bpf_object__for_each_program(prog, fam->skeleton.obj)
@@ -399,11 +400,11 @@ std::map<std::string, uint64_t> ProbeSet::read_counters() const
     return out;
 }
 
-std::vector<model::ProgramCost> ProbeSet::program_costs() const
+std::vector<recording::ProgramCost> ProbeSet::program_costs() const
 {
-    std::vector<model::ProgramCost> costs;
+    std::vector<recording::ProgramCost> costs;
     for (const auto& fam : families_) {
-        model::ProgramCost cost{fam->spec->name, 0, 0};
+        recording::ProgramCost cost{fam->spec->name, 0, 0};
         bpf_program* prog;
         bpf_object__for_each_program(prog, fam->skeleton.obj)
         {

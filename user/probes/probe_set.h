@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "model/report.h"
+#include "recording/capture.h"
 #include "probes/features.h"
 #include "probes/tracked_set.h"
 #include "util/result.h"
@@ -52,14 +52,14 @@ public:
     // buffer can be drained and the counters read afterwards.
     void detach();
 
-    const std::vector<model::ProbeStatus>& statuses() const { return statuses_; }
+    const std::vector<recording::ProbeStatus>& statuses() const { return statuses_; }
     int ringbuf_fd() const;
     TrackedSet& tracked() { return tracked_; }
     // Kernel counters summed over CPUs, by name (see enum iolens_counter).
     std::map<std::string, uint64_t> read_counters() const;
     // Run time and run count of each family's programs so far, from the
     // kernel's BPF statistics (zero unless a RunStats was enabled meanwhile).
-    std::vector<model::ProgramCost> program_costs() const;
+    std::vector<recording::ProgramCost> program_costs() const;
 
     struct Family;  // one loaded probe family (probe_set.cpp)
 
@@ -67,7 +67,7 @@ private:
     ProbeSet() = default;
     std::vector<std::unique_ptr<Family>> families_;  // in load order
     std::map<std::string, int> shared_maps_;         // name -> fd, owned by the family that created it
-    std::vector<model::ProbeStatus> statuses_;       // parallel to families_
+    std::vector<recording::ProbeStatus> statuses_;       // parallel to families_
     TrackedSet tracked_;
 };
 

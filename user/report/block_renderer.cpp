@@ -162,8 +162,8 @@ void process_table(Ctx& c, const model::Report& r) {
 
 void block_section(Ctx& c, const model::Report& r) {
     section_title(c, "Block devices", "(every request the disks completed, system wide)");
-    if (!model::probe_live(r.capture, model::kProbeBlock)) {
-        not_available(c, r.capture, model::kProbeBlock);
+    if (!recording::probe_live(r.capture, recording::kProbeBlock)) {
+        not_available(c, r.capture, recording::kProbeBlock);
         return;
     }
     std::vector<const BlockDevice*> devices;

@@ -32,7 +32,7 @@ std::string ratio(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *
 
 void epochs_section(Ctx& c, const model::Report& r) {
     if (r.epochs.empty()) return;
-    const bool cache = model::probe_live(r.capture, model::kProbePageCache);
+    const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
     section_title(c, "Epochs", r.epochs.front().source == "marker"
                                    ? "(from the program's epoch markers)"
                                    : "(inferred from the dataset re-read cycle)");
@@ -64,7 +64,7 @@ void epochs_section(Ctx& c, const model::Report& r) {
 
 void ranks_section(Ctx& c, const model::Report& r) {
     if (!has_ranks(r)) return;
-    const bool cache = model::probe_live(r.capture, model::kProbePageCache);
+    const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
     section_title(c, "Ranks", "(io: any thread in file I/O; crit: the main thread waited on it)");
     // 2 + 7 + 12 + 10 + 11 + 10 + 7 + 7 + 7 = 73
     c.out << "  " << pad_left("rank", 7) << "  " << pad_right("pids", 10) << pad_left("wall", 10)

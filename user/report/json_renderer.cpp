@@ -1,6 +1,6 @@
 #include "report/json_renderer.h"
 
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 #include "report/findings_renderer.h"
 #include "report/json_sections.h"
 
@@ -25,10 +25,10 @@ json hist_to_json(const model::Histogram& h) {
     };
 }
 
-Live::Live(const model::CaptureInfo& c)
-    : page_cache(model::probe_live(c, model::kProbePageCache)),
-      blocking(model::probe_live(c, model::kProbeBlocking)),
-      block(model::probe_live(c, model::kProbeBlock)) {}
+Live::Live(const recording::CaptureInfo& c)
+    : page_cache(recording::probe_live(c, recording::kProbePageCache)),
+      blocking(recording::probe_live(c, recording::kProbeBlocking)),
+      block(recording::probe_live(c, recording::kProbeBlock)) {}
 json or_null(bool live, uint64_t v) { return live ? json(v) : json(nullptr); }
 
 json op_stats_to_json(const model::OpStats& s, const Live& live) {
@@ -99,8 +99,8 @@ json block_to_json(const model::Report& r, const Live& live) {
         devices.push_back({
             {"name", d.name},
             {"dev", d.dev},
-            {"major", model::dev_major(d.dev)},
-            {"minor", model::dev_minor(d.dev)},
+            {"major", recording::dev_major(d.dev)},
+            {"minor", recording::dev_minor(d.dev)},
             {"read", block_stats_to_json(d.read)},
             {"write", block_stats_to_json(d.write)},
             {"other_requests", d.other_requests},
@@ -116,7 +116,7 @@ json report_to_json(const model::Report& r) {
     const Live live(r.capture);
     json processes = json::array();
     for (const auto& p : r.processes) {
-        json j = model::process_to_json(p.info);
+        json j = recording::process_to_json(p.info);
         j["ops"] = op_table_to_json(p.ops, live);
         j["page_cache"] = page_cache_to_json(p.page_cache, live);
         j["block"] = process_block_to_json(p.block, live);
@@ -127,8 +127,8 @@ json report_to_json(const model::Report& r) {
         files.push_back({
             {"path", f.path},
             {"dev", f.dev},
-            {"dev_major", model::dev_major(f.dev)},
-            {"dev_minor", model::dev_minor(f.dev)},
+            {"dev_major", recording::dev_major(f.dev)},
+            {"dev_minor", recording::dev_minor(f.dev)},
             {"ino", f.ino},
             {"size", f.size},
             {"ops", op_table_to_json(f.ops, live)},
@@ -140,7 +140,7 @@ json report_to_json(const model::Report& r) {
     return {
         {"schema", kReportSchema},
         {"version", kReportVersion},
-        {"capture", model::capture_to_json(r.capture)},
+        {"capture", recording::capture_to_json(r.capture)},
         {"totals", op_table_to_json(r.totals, live)},
         {"page_cache", page_cache_to_json(r.page_cache, live)},
         {"block", block_to_json(r, live)},

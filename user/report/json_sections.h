@@ -11,7 +11,7 @@ namespace iolens::report::detail {
 // so a missing probe never reads as "zero".
 struct Live {
     bool page_cache, blocking, block;
-    explicit Live(const model::CaptureInfo& c);
+    explicit Live(const recording::CaptureInfo& c);
 };
 
 nlohmann::json hist_to_json(const model::Histogram& h);

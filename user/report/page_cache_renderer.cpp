@@ -74,11 +74,11 @@ void file_rows(Ctx& c, const model::Report& r) {
 
 void page_cache_section(Ctx& c, const model::Report& r) {
     section_title(c, "Page cache", "(buffered reads and file mappings of the traced processes)");
-    if (!model::probe_live(r.capture, model::kProbePageCache)) {
-        not_available(c, r.capture, model::kProbePageCache);
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) {
+        not_available(c, r.capture, recording::kProbePageCache);
         return;
     }
-    const bool blocking = model::probe_live(r.capture, model::kProbeBlocking);
+    const bool blocking = recording::probe_live(r.capture, recording::kProbeBlocking);
     figures(c, r.page_cache, blocking);
     process_rows(c, r, blocking);
     file_rows(c, r);

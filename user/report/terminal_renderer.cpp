@@ -30,8 +30,8 @@ std::string percent(std::optional<double> fraction) {
     return fmt::format("{:.1f}%", *fraction * 100.0);
 }
 
-void not_available(Ctx& c, const model::CaptureInfo& cap, std::string_view probe) {
-    const std::string line = "n/a: " + model::probe_missing_reason(cap, probe);
+void not_available(Ctx& c, const recording::CaptureInfo& cap, std::string_view probe) {
+    const std::string line = "n/a: " + recording::probe_missing_reason(cap, probe);
     c.out << "  " << c.paint(kWarn, elide_end(line, c.width - 2)) << '\n';
 }
 
@@ -42,7 +42,7 @@ namespace {
 using model::Report;
 using namespace detail;
 
-std::string target_of(const model::CaptureInfo& cap) {
+std::string target_of(const recording::CaptureInfo& cap) {
     if (!cap.command.empty()) return shell_join(cap.command);
     if (cap.pids.empty()) return "(target not recorded)";
     std::string s = cap.pids.size() == 1 ? "pid " : "pids ";
@@ -51,7 +51,7 @@ std::string target_of(const model::CaptureInfo& cap) {
 }
 
 // "12.3% of job CPU", or nothing when the job's CPU time is unknown or zero.
-std::string share_of_job(uint64_t ns, const model::CostInfo& cost) {
+std::string share_of_job(uint64_t ns, const recording::CostInfo& cost) {
     if (!cost.job_cpu_ns || *cost.job_cpu_ns == 0) return "";
     char buf[48];
     std::snprintf(buf, sizeof(buf), "%.1f%% of job CPU", 100.0 * static_cast<double>(ns) /
@@ -60,7 +60,7 @@ std::string share_of_job(uint64_t ns, const model::CostInfo& cost) {
 }
 
 // What tracing cost: BPF programs (kernel statistics), the recorder, attach.
-void cost_line(Ctx& c, const model::CostInfo& cost) {
+void cost_line(Ctx& c, const recording::CostInfo& cost) {
     std::vector<std::string> items;
     if (cost.bpf.empty()) {
         items.push_back("BPF run time n/a (" + cost.bpf_stats_unavailable + ")");
@@ -258,8 +258,8 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
         c.out << "\nNo traced I/O calls were recorded.\n";
         // Faults on mappings made before the capture, and the disks' traffic,
         // can still be there; absent probes need no n/a on an empty report.
-        if (model::probe_live(r.capture, model::kProbePageCache)) page_cache_section(c, r);
-        if (model::probe_live(r.capture, model::kProbeBlock)) block_section(c, r);
+        if (recording::probe_live(r.capture, recording::kProbePageCache)) page_cache_section(c, r);
+        if (recording::probe_live(r.capture, recording::kProbeBlock)) block_section(c, r);
         return;
     }
     class_table(c, r);

@@ -41,7 +41,7 @@ void section_title(Ctx& c, const std::string& title, const std::string& note = "
 // "97.3%", or "-" when there is nothing to divide.
 std::string percent(std::optional<double> fraction);
 // The one indented line shown instead of a section whose probe was not live.
-void not_available(Ctx& c, const model::CaptureInfo& cap, std::string_view probe);
+void not_available(Ctx& c, const recording::CaptureInfo& cap, std::string_view probe);
 
 void page_cache_section(Ctx& c, const model::Report& r);
 void block_section(Ctx& c, const model::Report& r);

@@ -42,9 +42,9 @@ public:
     // Why a family's figures cannot be judged here, or nothing.
     std::optional<std::string> missing(const std::string& family) const
     {
-        if (model::probe_live(report_.capture, family))
+        if (recording::probe_live(report_.capture, family))
             return std::nullopt;
-        return model::probe_missing_reason(report_.capture, family);
+        return recording::probe_missing_reason(report_.capture, family);
     }
 
     void equal(const std::string& name, const std::string& family, const std::string& expected,

@@ -25,7 +25,7 @@ struct Outcome {
     std::string scratch_dir;
     std::string force_hook;  // as asked (empty: the best hook per family)
     Storage storage;
-    std::vector<model::ProbeStatus> probes;  // as attached for the run
+    std::vector<recording::ProbeStatus> probes;  // as attached for the run
     std::vector<Check> checks;
     std::string record_error;  // set when the recording itself could not be made
 };

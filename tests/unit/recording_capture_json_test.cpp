@@ -1,9 +1,9 @@
 // CaptureInfo / ProcessInfo <-> JSON (the recording's META, PROCESS, END chunks).
 #include <gtest/gtest.h>
 
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 
-using namespace iolens::model;
+using namespace iolens::recording;
 using nlohmann::json;
 
 namespace {

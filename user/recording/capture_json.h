@@ -5,10 +5,10 @@
 // objects, so the key names are defined once, here.
 #include <nlohmann/json.hpp>
 
-#include "model/report.h"
+#include "recording/capture.h"
 #include "util/result.h"
 
-namespace iolens::model {
+namespace iolens::recording {
 
 nlohmann::json capture_to_json(const CaptureInfo& capture);
 // Missing keys keep their defaults (older writers, or the META chunk that
@@ -22,4 +22,4 @@ Result<void> update_capture_from_json(const nlohmann::json& j, CaptureInfo& capt
 nlohmann::json process_to_json(const ProcessInfo& process);
 Result<ProcessInfo> process_from_json(const nlohmann::json& j);
 
-}  // namespace iolens::model
+}  // namespace iolens::recording

@@ -1,9 +1,9 @@
-#include "model/capture_json.h"
+#include "recording/capture_json.h"
 
 #include <limits>
 #include <optional>
 
-namespace iolens::model {
+namespace iolens::recording {
 
 using nlohmann::json;
 
@@ -293,4 +293,4 @@ Result<ProcessInfo> process_from_json(const json& j) {
     return p;
 }
 
-}  // namespace iolens::model
+}  // namespace iolens::recording
