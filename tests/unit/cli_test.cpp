@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli_parse.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/record_command.h"
 
 namespace iolens::cli {
@@ -61,7 +62,7 @@ TEST(CliRecord, OptionsAreCheckedAndCarriedThrough)
     EXPECT_EQ(r->output_path, "x.iolens");
     EXPECT_TRUE(r->force);
     EXPECT_EQ(r->probe.ringbuf_bytes, 16ull << 20);
-    EXPECT_EQ(r->max_files, 7u);
+    EXPECT_EQ(builder_options(o.out).max_files, 7u);  // the summary record prints
 
     o.ringbuf_mib = 3;
     EXPECT_NE(validate_record(o).error().message.find("power of two"), std::string::npos);

@@ -1,7 +1,8 @@
 #pragma once
 // One `iolens record` run: load and attach the probes, start or adopt the
-// target, stream kernel records into the recording file and the live model,
-// stop on the right condition, and release every kernel resource.
+// target, stream kernel records into the recording file, stop on the right
+// condition, and release every kernel resource (record_session.cpp lists the
+// steps). The summary is built from the file afterwards (analysis::summarize).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -9,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "model/report.h"
 #include "probes/features.h"
 #include "probes/probe_set.h"
 #include "util/result.h"
@@ -23,7 +23,6 @@ struct RecordOptions {
     std::string output_path = "iolens.data";
     bool force = false;
     bool drop_caches = false;  // sync and drop the page cache before tracing (cold runs)
-    size_t max_files = 10000;
     std::string rank_env;  // --rank-env: a variable that overrides the standard rank variables
     probes::ProbeOptions probe;
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
@@ -36,7 +35,6 @@ struct RecordOptions {
 };
 
 struct RecordOutcome {
-    model::Report report;
     int exit_status = 0;  // the command's (shell convention), or 0 with -p
 };
 

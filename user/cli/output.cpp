@@ -7,18 +7,21 @@
 #include <fstream>
 #include <iostream>
 
-#include "analysis/findings.h"
 #include "report/json_renderer.h"
 #include "report/terminal_renderer.h"
 
 namespace iolens::cli {
 
-Result<void> emit_report(const model::Report& finished, const OutputOptions& options)
+model::BuilderOptions builder_options(const OutputOptions& options)
 {
-    // Findings are computed here, on the one path both `record` and `report`
-    // take, so the live summary and the re-read one always agree.
-    model::Report report = finished;
-    analysis::add_findings(report);
+    model::BuilderOptions b;
+    b.max_files = options.max_files;
+    b.rank_env_override = options.rank_env;
+    return b;
+}
+
+Result<void> emit_report(const model::Report& report, const OutputOptions& options)
+{
     if (!options.json_path.empty()) {
         std::ofstream out(options.json_path, std::ios::binary | std::ios::trunc);
         if (!out)

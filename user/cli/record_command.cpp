@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "analysis/summarize.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "probes/features.h"
@@ -35,7 +36,6 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     o.output_path = cli.output;
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;
-    o.max_files = cli.out.max_files;
     o.rank_env = cli.out.rank_env;
     if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
         return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
@@ -98,7 +98,12 @@ void register_record(CLI::App& app, Action& action)
                 return outcome.error().exit_status;
             }
             spdlog::info("recording written to {}", options->output_path);
-            if (auto r = emit_report(outcome->report, opts->out); !r) {
+            auto report = analysis::summarize(options->output_path, builder_options(opts->out));
+            if (!report) {
+                spdlog::error("cannot read back the recording {}: {}", options->output_path, report.error().message);
+                return 1;
+            }
+            if (auto r = emit_report(*report, opts->out); !r) {
                 spdlog::error("{}", r.error().message);
                 return 1;
             }

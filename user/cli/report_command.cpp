@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "model/replay.h"
+#include "analysis/summarize.h"
 
 namespace iolens::cli {
 
@@ -30,10 +30,7 @@ void register_report(CLI::App& app, Action& action)
                     "record too)");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
-            model::BuilderOptions bopt;
-            bopt.max_files = opts->out.max_files;
-            bopt.rank_env_override = opts->out.rank_env;
-            auto report = model::load_recording(opts->input, bopt);
+            auto report = analysis::summarize(opts->input, builder_options(opts->out));
             if (!report) {
                 spdlog::error("{}", report.error().message);
                 return 1;

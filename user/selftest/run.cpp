@@ -1,5 +1,7 @@
 #include "selftest/run.h"
 
+#include "analysis/summarize.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <spdlog/spdlog.h>
@@ -119,7 +121,13 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
         return out;
     }
     parse_workers(text, facts);
-    const auto& report_model = rec->report;
+    auto summary = analysis::summarize(ro.output_path);
+    if (!summary) {
+        out.record_error = "cannot read back the recording " + ro.output_path + ": " + summary.error().message;
+        out.checks.push_back({"record", "syscalls", "", "", Verdict::Fail, out.record_error});
+        return out;
+    }
+    const model::Report& report_model = *summary;
     facts.driver_pid = report_model.capture.pids.empty() ? 0 : report_model.capture.pids[0];
     facts.driver_status = rec->exit_status;
     out.probes = report_model.capture.probes;

@@ -1,0 +1,56 @@
+#include "capture/record_stream.h"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "iolens/abi.h"
+
+namespace iolens::capture {
+
+void RecordStream::note_error(const std::string& message)
+{
+    if (error_.empty())
+        error_ = message;
+}
+
+std::vector<uint32_t> RecordStream::take_execs()
+{
+    std::vector<uint32_t> out;
+    out.swap(exec_pending_);
+    return out;
+}
+
+void RecordStream::note_record(const void* p, size_t size)
+{
+    const auto* hdr = static_cast<const iolens_rec_hdr*>(p);
+    if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
+        live_.insert(static_cast<const iolens_proc_rec*>(p)->pid);
+    else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
+        live_.erase(static_cast<const iolens_proc_rec*>(p)->pid);
+    else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
+        exec_pending_.push_back(static_cast<const iolens_exec_rec*>(p)->pid);
+    else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
+        devices_.insert(static_cast<const iolens_block_rec*>(p)->dev);
+}
+
+void RecordStream::on_sample(const void* data, size_t size)
+{
+    const auto* bytes = static_cast<const std::byte*>(data);
+    size_t off = 0;
+    do {
+        records_++;
+        if (size - off < sizeof(iolens_rec_hdr))
+            break;  // malformed: the file keeps it, the report will say so
+        const auto* hdr = reinterpret_cast<const iolens_rec_hdr*>(bytes + off);
+        const size_t len = std::min<size_t>(hdr->size, size - off);
+        note_record(hdr, len);
+        if (hdr->size < sizeof(iolens_rec_hdr))
+            break;
+        off += len;
+    } while (off < size);
+    // The writer buffers records into chunks itself.
+    if (auto r = writer_.append_records({bytes, size}); !r)
+        note_error(r.error().message);
+}
+
+}  // namespace iolens::capture

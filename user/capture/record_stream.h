@@ -1,0 +1,49 @@
+#pragma once
+// What the recorder does with each ring-buffer sample while the job runs: the
+// file takes the bytes as they are, and the few records the recorder must act
+// on (a process forked, exited or exec'd; a block device seen) are noted.
+// No analysis happens here: the summary is built from the file afterwards.
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "recording/recording.h"
+
+namespace iolens::capture {
+
+class RecordStream {
+public:
+    explicit RecordStream(recording::Writer& writer) : writer_(writer) {}
+
+    // One ring-buffer sample: one record, or a thread's batch of records back
+    // to back (bpf/call_batch.bpf.h), each sized by its header.
+    void on_sample(const void* data, size_t size);
+
+    uint64_t records() const { return records_; }
+    // Processes of a -p target still running (seeded at attach, kept by the
+    // fork and exit records).
+    std::set<uint32_t>& live() { return live_; }
+    const std::set<uint32_t>& devices() const { return devices_; }
+    // Processes that exec'd since the last call (their rank variables are to
+    // be read while they still run).
+    std::vector<uint32_t> take_execs();
+
+    // The first write error, which stops the recording; note() keeps the
+    // first of later ones too.
+    const std::string& error() const { return error_; }
+    void note_error(const std::string& message);
+
+private:
+    void note_record(const void* hdr, size_t size);
+
+    recording::Writer& writer_;
+    uint64_t records_ = 0;
+    std::set<uint32_t> live_;
+    std::set<uint32_t> devices_;
+    std::vector<uint32_t> exec_pending_;
+    std::string error_;
+};
+
+}  // namespace iolens::capture

@@ -1,0 +1,73 @@
+#include "capture/signals.h"
+
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "util/errno_text.h"
+
+namespace iolens::capture {
+
+namespace {
+
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t recorder_signals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : kStopSignals)
+        sigaddset(&set, s);
+    sigaddset(&set, SIGCHLD);
+    return set;
+}
+
+}  // namespace
+
+Result<SignalInbox> SignalInbox::open()
+{
+    SignalInbox inbox;
+    const sigset_t set = recorder_signals();
+    sigprocmask(SIG_BLOCK, &set, &inbox.old_);
+    inbox.restore_ = true;
+    inbox.fd_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!inbox.fd_)
+        return errno_error("cannot create a signalfd");
+    return inbox;
+}
+
+SignalInbox::SignalInbox(SignalInbox&& o) noexcept
+    : old_(o.old_), fd_(std::move(o.fd_)), restore_(std::exchange(o.restore_, false))
+{
+}
+
+SignalInbox::~SignalInbox()
+{
+    if (!restore_)
+        return;
+    // Drop anything still pending so it doesn't fire after we unblock.
+    sigset_t pending;
+    sigpending(&pending);
+    struct timespec zero {};
+    sigset_t ours;
+    sigemptyset(&ours);
+    for (int s : kStopSignals)
+        if (sigismember(&pending, s))
+            sigaddset(&ours, s);
+    while (sigtimedwait(&ours, nullptr, &zero) > 0) {
+    }
+    sigprocmask(SIG_SETMASK, &old_, nullptr);
+}
+
+bool SignalInbox::next(int& signo, int& code)
+{
+    signalfd_siginfo si{};
+    if (read(fd_.get(), &si, sizeof(si)) != sizeof(si))
+        return false;
+    signo = static_cast<int>(si.ssi_signo);
+    code = si.ssi_code;
+    return true;
+}
+
+}  // namespace iolens::capture
