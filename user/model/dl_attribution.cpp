@@ -138,28 +138,66 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
     }
 }
 
-}  // namespace
+// One attribution pass: each step fills a part of the report, in order, from
+// what the steps before it found.
+class DlAttribution {
+public:
+    DlAttribution(Report& r, const DlInputs& in) : r_(r), in_(in), log_(in.log), cap_(capture_window(r.capture, in.log)) {}
 
-void attribute_dl(Report& r, const DlInputs& in) {
-    const DlLog& log = in.log;
-    const Window cap = capture_window(r.capture, log);
+    void run() {
+        if (!assign()) return;
+        rank_totals();
+        find_epochs();
+        make_epochs();
+        stalls_and_epoch_calls();
+        epoch_page_cache_and_block();
+        imbalance();
+    }
 
+private:
+    bool assign();
+    void rank_totals();
+    void find_epochs();
+    std::vector<EpochWindow> infer_epochs();
+    void make_epochs();
+    void stalls_and_epoch_calls();
+    void epoch_page_cache_and_block();
+    void imbalance();
+    long rank_index(uint32_t pid) const {
+        auto it = rm_.rank_of.find(pid);
+        return it == rm_.rank_of.end() ? -1L : static_cast<long>(it->second);
+    }
+
+    Report& r_;
+    const DlInputs& in_;
+    const DlLog& log_;
+    const Window cap_;
+    RankMap rm_;
+    size_t nr_ = 0;
+    std::vector<Window> rank_life_;       // by rank index
+    std::vector<EpochWindow> windows_;    // the epochs, by start
+    std::string source_ = "marker";
+};
+
+bool DlAttribution::assign() {
     std::vector<ProcessInfo> infos;
     std::unordered_map<uint32_t, uint64_t> calls_of;
-    for (const auto& p : r.processes) {
+    for (const auto& p : r_.processes) {
         infos.push_back(p.info);
         for (const auto& op : p.ops) calls_of[p.info.pid] += op.calls;
     }
-    const RankMap rm = assign_ranks(infos, in.env, in.rank_env_override, calls_of);
-    const size_t nr = rm.ranks.size();
-    if (nr == 0) return;
+    rm_ = assign_ranks(infos, in_.env, in_.rank_env_override, calls_of);
+    nr_ = rm_.ranks.size();
+    return nr_ != 0;
+}
 
-    // Ranks: sums over their processes, and wall time.
-    std::vector<Window> rank_life(nr, Window{UINT64_MAX, 0});
-    r.ranks.resize(nr);
-    for (size_t i = 0; i < nr; ++i) {
-        const RankGroup& g = rm.ranks[i];
-        RankStats& rs = r.ranks[i];
+// Ranks: sums over their processes, and wall time.
+void DlAttribution::rank_totals() {
+    rank_life_.assign(nr_, Window{UINT64_MAX, 0});
+    r_.ranks.resize(nr_);
+    for (size_t i = 0; i < nr_; ++i) {
+        const RankGroup& g = rm_.ranks[i];
+        RankStats& rs = r_.ranks[i];
         rs.rank = g.rank;
         rs.local_rank = g.local_rank;
         rs.world_size = g.world_size;
@@ -167,156 +205,161 @@ void attribute_dl(Report& r, const DlInputs& in) {
         rs.pids = g.pids;
         rs.root_pids = g.roots;
     }
-    for (const auto& p : r.processes) {
-        auto it = rm.rank_of.find(p.info.pid);
-        if (it == rm.rank_of.end()) continue;
-        RankStats& rs = r.ranks[it->second];
+    for (const auto& p : r_.processes) {
+        auto it = rm_.rank_of.find(p.info.pid);
+        if (it == rm_.rank_of.end()) continue;
+        RankStats& rs = r_.ranks[it->second];
         for (int op = 0; op < kOpCount; ++op) rs.ops[op].merge(p.ops[op]);
         rs.page_cache.merge(p.page_cache);
         add_block(rs.block, p.block);
-        const Window l = life(p.info, cap);
-        Window& rl = rank_life[it->second];
+        const Window l = life(p.info, cap_);
+        Window& rl = rank_life_[it->second];
         rl.start = std::min(rl.start, l.start);
         rl.end = std::max(rl.end, l.end);
     }
-    for (size_t i = 0; i < nr; ++i) {
-        if (rank_life[i].start == UINT64_MAX) rank_life[i] = cap;  // known only from ENV
-        r.ranks[i].wall_ns = rank_life[i].end - rank_life[i].start;
+    for (size_t i = 0; i < nr_; ++i) {
+        if (rank_life_[i].start == UINT64_MAX) rank_life_[i] = cap_;  // known only from ENV
+        r_.ranks[i].wall_ns = rank_life_[i].end - rank_life_[i].start;
     }
+}
 
-    // Epoch windows from markers, if any: then the inference is not needed.
-    std::vector<EpochWindow> windows = epochs_from_markers(log.markers, cap.end);
-    const bool infer = windows.empty();
-    std::vector<bool> data_file;
-    if (infer) {
-        data_file.resize(log.files.size());
-        for (size_t f = 0; f < data_file.size(); ++f)
-            data_file[f] = data_file_path(f < in.file_paths.size() ? in.file_paths[f] : "");
-    }
+// Epoch windows from markers, if any: then the inference is not needed.
+void DlAttribution::find_epochs() {
+    windows_ = epochs_from_markers(log_.markers, cap_.end);
+    if (!windows_.empty()) return;
+    source_ = "inferred";
+    windows_ = infer_epochs();
+    if (windows_.empty()) return;
+    // The "end" marker (without epoch markers) still ends the last epoch.
+    for (const auto& m : log_.markers)
+        if (m.text == "end" && m.ts_ns > windows_.back().start_ns)
+            windows_.back().end_ns = std::min(windows_.back().end_ns, m.ts_ns);
+}
 
-    std::string source = "marker";
-    if (infer) {
-        source = "inferred";
-        // The inference walks each rank's calls by start time.
-        std::vector<DataReadLog> logs;
-        walk_ranks_in_start_order(
-            log.calls, in.reorder_calls, rm,
-            [&] {
-                logs.clear();
-                for (size_t i = 0; i < nr; ++i) logs.emplace_back(data_file);
-            },
-            [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
-        std::vector<std::vector<uint64_t>> starts;
-        for (size_t i = 0; i < nr; ++i)
-            starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(r.processes, rm.ranks[i].roots)));
-        logs.clear();
-        windows = merge_rank_epochs(starts, cap.end);
-        if (!windows.empty()) {
-            // The "end" marker (without epoch markers) still ends the last epoch.
-            for (const auto& m : log.markers)
-                if (m.text == "end" && m.ts_ns > windows.back().start_ns)
-                    windows.back().end_ns = std::min(windows.back().end_ns, m.ts_ns);
-        }
-    }
+// The dataset re-read cycle of each rank, walking its calls by start time,
+// merged over ranks.
+std::vector<EpochWindow> DlAttribution::infer_epochs() {
+    std::vector<bool> data_file(log_.files.size());
+    for (size_t f = 0; f < data_file.size(); ++f)
+        data_file[f] = data_file_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
+    std::vector<DataReadLog> logs;
+    walk_ranks_in_start_order(
+        log_.calls, in_.reorder_calls, rm_,
+        [&] {
+            logs.clear();
+            for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
+        },
+        [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
+    std::vector<std::vector<uint64_t>> starts;
+    for (size_t i = 0; i < nr_; ++i)
+        starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(r_.processes, rm_.ranks[i].roots)));
+    logs.clear();
+    return merge_rank_epochs(starts, cap_.end);
+}
 
-    r.epochs.resize(windows.size());
-    for (size_t k = 0; k < windows.size(); ++k) {
-        EpochStats& ep = r.epochs[k];
+void DlAttribution::make_epochs() {
+    r_.epochs.resize(windows_.size());
+    for (size_t k = 0; k < windows_.size(); ++k) {
+        EpochStats& ep = r_.epochs[k];
         ep.index = static_cast<uint32_t>(k + 1);
-        ep.source = source;
-        ep.start_ns = windows[k].start_ns;
-        ep.end_ns = windows[k].end_ns;
-        ep.marker_number = windows[k].marker_number;
-        ep.steps = windows[k].steps;
-        ep.ranks.resize(nr);
-        for (size_t i = 0; i < nr; ++i) {
-            ep.ranks[i].rank = rm.ranks[i].rank;
-            ep.ranks[i].wall_ns = overlap(rank_life[i], ep.start_ns, ep.end_ns);
+        ep.source = source_;
+        ep.start_ns = windows_[k].start_ns;
+        ep.end_ns = windows_[k].end_ns;
+        ep.marker_number = windows_[k].marker_number;
+        ep.steps = windows_[k].steps;
+        ep.ranks.resize(nr_);
+        for (size_t i = 0; i < nr_; ++i) {
+            ep.ranks[i].rank = rm_.ranks[i].rank;
+            ep.ranks[i].wall_ns = overlap(rank_life_[i], ep.start_ns, ep.end_ns);
         }
     }
-    // Each call charged to its epoch (by start time), on the stall walk's
-    // pass over the log. An epoch's table is the sum of its ranks' and of the
-    // calls of processes without a rank (sums and histograms add up exactly).
-    std::vector<OpTable> unranked(windows.size());
+}
+
+// Stalls, now that the windows are known: measured as the calls go by. Each
+// call is charged to its epoch (by start time) on the same pass over the log.
+// An epoch's table is the sum of its ranks' and of the calls of processes
+// without a rank (sums and histograms add up exactly).
+void DlAttribution::stalls_and_epoch_calls() {
+    std::vector<OpTable> unranked(windows_.size());
     const CallVisit charge = [&](const CallEvent& e, long i) {
-        const long k = epoch_of(windows, e.start_ns);
+        const long k = epoch_of(windows_, e.start_ns);
         if (k < 0) return;
-        EpochStats& ep = r.epochs[k];
+        EpochStats& ep = r_.epochs[k];
         account(i >= 0 ? ep.ranks[i].ops[e.op()] : unranked[k][e.op()], e);
         if (e.has(CallEvent::kCountedRead)) {
             ep.page_cache.add_read(e.cache_read());
             if (i >= 0) ep.ranks[i].page_cache.add_read(e.cache_read());
         }
     };
-
-    // Stalls, now that the windows are known: measured as the calls go by.
     std::vector<Interval> spans;
-    for (const auto& w : windows) spans.push_back({w.start_ns, w.end_ns});
+    for (const auto& w : windows_) spans.push_back({w.start_ns, w.end_ns});
     std::vector<StallSweep> sweeps;
     walk_ranks_in_start_order(
-        log.calls, in.reorder_calls, rm,
+        log_.calls, in_.reorder_calls, rm_,
         [&] {
             sweeps.clear();
-            for (size_t i = 0; i < nr; ++i) sweeps.emplace_back(rm.ranks[i].roots, log.offcpu, spans);
+            for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans);
         },
         [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); },
-        windows.empty() ? CallVisit{} : charge);
+        windows_.empty() ? CallVisit{} : charge);
     std::vector<RankStalls> stalls;
-    for (size_t i = 0; i < nr; ++i) {
+    for (size_t i = 0; i < nr_; ++i) {
         stalls.push_back(std::move(sweeps[i]).finish());
-        r.ranks[i].io_time_ns = stalls[i].io_ns;
-        r.ranks[i].critical_io_ns = stalls[i].critical_ns;
-        r.ranks[i].threads = std::move(stalls[i].threads);
+        r_.ranks[i].io_time_ns = stalls[i].io_ns;
+        r_.ranks[i].critical_io_ns = stalls[i].critical_ns;
+        r_.ranks[i].threads = std::move(stalls[i].threads);
     }
     sweeps.clear();
-
-    for (size_t k = 0; k < windows.size(); ++k) {
-        EpochStats& ep = r.epochs[k];
+    for (size_t k = 0; k < windows_.size(); ++k) {
+        EpochStats& ep = r_.epochs[k];
         ep.ops = unranked[k];
-        for (size_t i = 0; i < nr; ++i) {
+        for (size_t i = 0; i < nr_; ++i) {
             EpochRankStats& er = ep.ranks[i];
             er.io_time_ns = stalls[i].io_in[k];
             er.critical_io_ns = stalls[i].critical_in[k];
             for (int op = 0; op < kOpCount; ++op) ep.ops[op].merge(er.ops[op]);
         }
     }
-    if (!windows.empty()) {
-        const auto rank_index = [&](uint32_t pid) {
-            auto it = rm.rank_of.find(pid);
-            return it == rm.rank_of.end() ? -1L : static_cast<long>(it->second);
-        };
-        for (const PageCacheEvent& e : log.page_cache) {
-            const long k = epoch_of(windows, e.ts_ns);
-            if (k < 0) continue;
-            const auto rec = e.as_record();
-            r.epochs[k].page_cache.add_pagecache(rec);
-            if (long i = e.pid ? rank_index(e.pid) : -1; i >= 0)
-                r.epochs[k].ranks[i].page_cache.add_pagecache(rec);
-        }
-        for (const BlockEvent& e : log.blocks) {
-            const long k = epoch_of(windows, e.issue_ns);
-            if (k < 0 || e.pid == 0) continue;
-            const auto rec = e.as_record();
-            r.epochs[k].block.add(rec);
-            if (long i = rank_index(e.pid); i >= 0) r.epochs[k].ranks[i].block.add(rec);
-        }
-    }
+}
 
-    if (nr >= 2) {
-        std::vector<uint64_t> bytes, io;
-        RankImbalance im;
-        for (const auto& rs : r.ranks) {
-            bytes.push_back(rs.ops[IOLENS_OP_READ].bytes);
-            io.push_back(rs.io_time_ns);
-            if (rs.io_time_ns > im.straggler_io_time_ns || io.size() == 1) {
-                im.straggler_rank = rs.rank;
-                im.straggler_io_time_ns = rs.io_time_ns;
-            }
-        }
-        im.read_bytes = spread(bytes);
-        im.io_time_ns = spread(io);
-        r.rank_imbalance = im;
+// Page-cache events by their time, block requests by their issue time.
+void DlAttribution::epoch_page_cache_and_block() {
+    if (windows_.empty()) return;
+    for (const PageCacheEvent& e : log_.page_cache) {
+        const long k = epoch_of(windows_, e.ts_ns);
+        if (k < 0) continue;
+        const auto rec = e.as_record();
+        r_.epochs[k].page_cache.add_pagecache(rec);
+        if (long i = e.pid ? rank_index(e.pid) : -1; i >= 0) r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+    }
+    for (const BlockEvent& e : log_.blocks) {
+        const long k = epoch_of(windows_, e.issue_ns);
+        if (k < 0 || e.pid == 0) continue;
+        const auto rec = e.as_record();
+        r_.epochs[k].block.add(rec);
+        if (long i = rank_index(e.pid); i >= 0) r_.epochs[k].ranks[i].block.add(rec);
     }
 }
+
+void DlAttribution::imbalance() {
+    if (nr_ < 2) return;
+    std::vector<uint64_t> bytes, io;
+    RankImbalance im;
+    for (const auto& rs : r_.ranks) {
+        bytes.push_back(rs.ops[IOLENS_OP_READ].bytes);
+        io.push_back(rs.io_time_ns);
+        if (rs.io_time_ns > im.straggler_io_time_ns || io.size() == 1) {
+            im.straggler_rank = rs.rank;
+            im.straggler_io_time_ns = rs.io_time_ns;
+        }
+    }
+    im.read_bytes = spread(bytes);
+    im.io_time_ns = spread(io);
+    r_.rank_imbalance = im;
+}
+
+}  // namespace
+
+void attribute_dl(Report& r, const DlInputs& in) { DlAttribution(r, in).run(); }
 
 }  // namespace iolens::model

@@ -1,12 +1,11 @@
 #pragma once
 // Internal to the recording module: explicit little-endian encoding of the file
 // and chunk headers (never struct dumps, whose padding and byte order are
-// implicit), and errno text for messages.
+// implicit).
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <system_error>
 
 #include <zlib.h>
 
@@ -47,9 +46,6 @@ inline constexpr size_t kOffChunkCrc = 12;
 
 // Largest header_size a format-1 reader accepts (bytes past 64 are skipped).
 inline constexpr uint32_t kMaxHeaderSize = 64 * 1024;
-
-// strerror text for an errno value (thread-safe, unlike std::strerror).
-inline std::string errno_text(int err) { return std::generic_category().message(err); }
 
 // The checksum of a chunk: its type and size fields (as stored,
 // little-endian) and then its payload. Covering type and size means a damaged

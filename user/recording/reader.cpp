@@ -11,30 +11,16 @@
 
 #include "recording/format.h"
 #include "recording/recording.h"
+#include "util/errno_text.h"
+#include "util/fd.h"
 
 namespace iolens::recording {
-
-using detail::errno_text;
 
 namespace {
 
 // Chunk headers and small chunks are read through the buffer; the rest of a
 // RECORDS payload (1 MiB) goes straight into the chunk, not copied twice.
 constexpr size_t kReadBufferSize = 64u << 10;
-
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    ~FileDescriptor() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 // Sequential reads through one large buffer; reads that are at least a buffer
 // long go straight into the destination.
@@ -127,16 +113,15 @@ std::string feature_bits_text(uint64_t bits) {
 
 std::string partial(const std::string& why) { return why + ": report is partial"; }
 
-// Reads the whole file, handing each intact chunk to sink (which may move its
-// payload out). sink returns false to stop.
-Result<ReadOutcome> read_chunks(const std::string& path, const std::function<bool(Chunk&)>& sink) {
+// Opens a recording for reading: a regular, non-empty file (never waits on a
+// FIFO); the fd and the outcome's file_size.
+Result<UniqueFd> open_recording(const std::string& path, ReadOutcome& out) {
     // O_NONBLOCK so that opening a FIFO cannot hang waiting for a writer; it is
     // refused just below, and has no effect on a regular file.
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) return make_error("cannot open " + path + ": " + errno_text(errno));
-
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) return errno_error("cannot open " + path);
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return make_error("cannot stat " + path + ": " + errno_text(errno));
+    if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat " + path);
     if (S_ISDIR(st.st_mode)) return make_error(path + " is a directory, not an iolens recording");
     if (!S_ISREG(st.st_mode)) {
         return make_error(path + " is not a regular file, so not an iolens recording");
@@ -144,15 +129,16 @@ Result<ReadOutcome> read_chunks(const std::string& path, const std::function<boo
     int flags = ::fcntl(fd.get(), F_GETFL);
     if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-
-    ReadOutcome out;
     out.file_size = static_cast<uint64_t>(st.st_size);
     if (st.st_size == 0) {
         return make_error(path + " is empty, not an iolens recording (was the recorder stopped "
                                  "before it wrote anything?)");
     }
+    return fd;
+}
 
-    BufferedReader in(fd.get());
+// Reads and checks the file header; returns its size (where the chunks start).
+Result<uint32_t> read_header(BufferedReader& in, const std::string& path, ReadOutcome& out) {
     uint8_t header[kFileHeaderSize];
     int64_t got = in.read(header, sizeof(header));
     if (got < 0) return make_error("cannot read " + path + ": " + errno_text(in.error()));
@@ -194,93 +180,114 @@ Result<ReadOutcome> read_chunks(const std::string& path, const std::function<boo
             return make_error(path + " is not an iolens recording (its header is cut short)");
         }
     }
+    return header_size;
+}
 
-    uint64_t offset = header_size;
-    bool end_seen = false;
-    uint64_t after_end_at = 0;  // offset of the first chunk after END, if any
+// Walks the chunks after the header, one at a time, stopping at the first
+// truncated or corrupt one (out.problem says which and where).
+class ChunkWalker {
+public:
+    ChunkWalker(BufferedReader& in, int fd, const std::string& path, ReadOutcome& out, uint64_t offset)
+        : in_(in), fd_(fd), path_(path), out_(out), offset_(offset) {}
+
+    // Reads the next intact chunk into chunk; false at the end of the file or
+    // on a problem.
+    bool next(Chunk& chunk);
+    // Sets bytes_read, complete and the end-of-file problems.
+    void finish(bool stopped);
+
+private:
+    bool payload_fits(uint32_t size);
+    void read_failed() {
+        out_.problem = partial("cannot read " + path_ + " at byte " + std::to_string(offset_) + ": " +
+                               errno_text(in_.error()));
+    }
+    void truncated() {
+        out_.problem = partial("recording is truncated at byte " + std::to_string(offset_) +
+                               " (recorder killed or disk full?)");
+    }
+    void corrupt(const std::string& why) {
+        out_.problem = partial("corrupt chunk at byte " + std::to_string(offset_) + " (" + why + ")");
+    }
+
+    BufferedReader& in_;
+    const int fd_;
+    const std::string& path_;
+    ReadOutcome& out_;
+    uint64_t offset_;
+    bool end_seen_ = false;
+    uint64_t after_end_at_ = 0;  // offset of the first chunk after END, if any
+};
+
+// Never allocate past the end of the file, even under the cap.
+bool ChunkWalker::payload_fits(uint32_t size) {
+    if (offset_ + kChunkHeaderSize + size <= out_.file_size) return true;
+    // The file may have grown since fstat (a live recording): re-check.
+    struct stat now {};
+    if (::fstat(fd_, &now) == 0) out_.file_size = std::max<uint64_t>(out_.file_size, now.st_size);
+    return offset_ + kChunkHeaderSize + size <= out_.file_size;
+}
+
+bool ChunkWalker::next(Chunk& chunk) {
+    uint8_t ch[kChunkHeaderSize];
+    int64_t got = in_.read(ch, sizeof(ch));
+    if (got < 0) return read_failed(), false;
+    if (got == 0) return false;  // clean end of file, at a chunk boundary
+    if (got < static_cast<int64_t>(sizeof(ch))) return truncated(), false;
+    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) return corrupt("bad chunk magic"), false;
+    uint32_t type = detail::get_le32(ch + detail::kOffChunkType);
+    uint32_t size = detail::get_le32(ch + detail::kOffChunkSize);
+    uint32_t crc = detail::get_le32(ch + detail::kOffChunkCrc);
+    if (size > kMaxChunkPayload) {
+        corrupt("payload size " + std::to_string(size) + " is over the " + std::to_string(kMaxChunkPayload >> 20) +
+                " MiB limit");
+        return false;
+    }
+    if (!payload_fits(size)) return truncated(), false;
+    chunk.type = static_cast<ChunkType>(type);
+    chunk.payload.resize(size);
+    got = in_.read(chunk.payload.data(), size);
+    if (got < 0) return read_failed(), false;
+    if (got < static_cast<int64_t>(size)) return truncated(), false;
+    if (detail::chunk_crc(out_.format_version, type, chunk.payload.data(), size) != crc)
+        return corrupt("CRC mismatch"), false;
+    if (end_seen_ && after_end_at_ == 0) after_end_at_ = offset_;
+    if (chunk.type == ChunkType::End) end_seen_ = true;
+    offset_ += kChunkHeaderSize + size;
+    out_.bytes_read = offset_;
+    ++out_.chunks_read;
+    return true;
+}
+
+void ChunkWalker::finish(bool stopped) {
+    out_.stopped = stopped;
+    out_.bytes_read = offset_;
+    out_.file_size = std::max(out_.file_size, out_.bytes_read);
+    if (!out_.problem.empty() || stopped) return;
+    if (after_end_at_ != 0) {
+        out_.problem = "recording has chunks after its END chunk (at byte " + std::to_string(after_end_at_) +
+                       "); they were read, but the file may be damaged";
+    } else if (end_seen_) {
+        out_.complete = true;
+    } else {
+        out_.problem = partial("recording has no END chunk (recorder killed?)");
+    }
+}
+
+// Reads the whole file, handing each intact chunk to sink (which may move its
+// payload out). sink returns false to stop.
+Result<ReadOutcome> read_chunks(const std::string& path, const std::function<bool(Chunk&)>& sink) {
+    ReadOutcome out;
+    auto fd = open_recording(path, out);
+    if (!fd) return fd.error();
+    BufferedReader in(fd->get());
+    auto header_size = read_header(in, path, out);
+    if (!header_size) return header_size.error();
+    ChunkWalker walker(in, fd->get(), path, out, *header_size);
     Chunk chunk{ChunkType::Meta, {}};
-    auto read_failed = [&] {
-        out.problem = partial("cannot read " + path + " at byte " + std::to_string(offset) + ": " +
-                              errno_text(in.error()));
-    };
-    auto truncated = [&] {
-        out.problem = partial("recording is truncated at byte " + std::to_string(offset) +
-                              " (recorder killed or disk full?)");
-    };
-    auto corrupt = [&](const std::string& why) {
-        out.problem = partial("corrupt chunk at byte " + std::to_string(offset) + " (" + why + ")");
-    };
-    for (;;) {
-        uint8_t ch[kChunkHeaderSize];
-        got = in.read(ch, sizeof(ch));
-        if (got < 0) {
-            read_failed();
-            break;
-        }
-        if (got == 0) break;  // clean end of file, at a chunk boundary
-        if (got < static_cast<int64_t>(sizeof(ch))) {
-            truncated();
-            break;
-        }
-        if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) {
-            corrupt("bad chunk magic");
-            break;
-        }
-        uint32_t type = detail::get_le32(ch + detail::kOffChunkType);
-        uint32_t size = detail::get_le32(ch + detail::kOffChunkSize);
-        uint32_t crc = detail::get_le32(ch + detail::kOffChunkCrc);
-        if (size > kMaxChunkPayload) {
-            corrupt("payload size " + std::to_string(size) + " is over the " +
-                    std::to_string(kMaxChunkPayload >> 20) + " MiB limit");
-            break;
-        }
-        // Never allocate past the end of the file, even under the cap.
-        if (offset + kChunkHeaderSize + size > out.file_size) {
-            // The file may have grown since fstat (a live recording): re-check.
-            struct stat now {};
-            if (::fstat(fd.get(), &now) == 0) out.file_size = std::max<uint64_t>(out.file_size, now.st_size);
-            if (offset + kChunkHeaderSize + size > out.file_size) {
-                truncated();
-                break;
-            }
-        }
-        chunk.type = static_cast<ChunkType>(type);
-        chunk.payload.resize(size);
-        got = in.read(chunk.payload.data(), size);
-        if (got < 0) {
-            read_failed();
-            break;
-        }
-        if (got < static_cast<int64_t>(size)) {
-            truncated();
-            break;
-        }
-        if (detail::chunk_crc(out.format_version, type, chunk.payload.data(), size) != crc) {
-            corrupt("CRC mismatch");
-            break;
-        }
-        if (end_seen && after_end_at == 0) after_end_at = offset;
-        if (chunk.type == ChunkType::End) end_seen = true;
-        offset += kChunkHeaderSize + size;
-        out.bytes_read = offset;
-        ++out.chunks_read;
-        if (!sink(chunk)) {
-            out.stopped = true;
-            break;
-        }
-    }
-    out.bytes_read = offset;
-    out.file_size = std::max(out.file_size, out.bytes_read);
-    if (out.problem.empty() && !out.stopped) {
-        if (after_end_at != 0) {
-            out.problem = "recording has chunks after its END chunk (at byte " +
-                          std::to_string(after_end_at) + "); they were read, but the file may be damaged";
-        } else if (end_seen) {
-            out.complete = true;
-        } else {
-            out.problem = partial("recording has no END chunk (recorder killed?)");
-        }
-    }
+    bool stopped = false;
+    while (!stopped && walker.next(chunk)) stopped = !sink(chunk);
+    walker.finish(stopped);
     return out;
 }
 

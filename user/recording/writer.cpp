@@ -13,10 +13,10 @@
 
 #include "recording/format.h"
 #include "recording/recording.h"
+#include "util/errno_text.h"
 
 namespace iolens::recording {
 
-using detail::errno_text;
 
 namespace {
 
