@@ -174,6 +174,10 @@ struct ReportBuilder::State {
     void on_exit(const iolens_proc_rec& r);
     void on_marker(const iolens_marker_rec& r);
     void on_offcpu(const iolens_offcpu_rec& r);
+    // Decodes one record whose header has been checked and hands it to its
+    // handler (an unknown type is skipped); false with `problem` saying what
+    // is wrong with it.
+    bool apply(const iolens_rec_hdr& hdr, const std::byte* rec, std::string& problem);
 };
 
 void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
@@ -325,6 +329,97 @@ void ReportBuilder::add_process_env(uint32_t pid, const std::map<std::string, st
 uint64_t ReportBuilder::records_seen() const { return state_->records; }
 uint64_t ReportBuilder::records_skipped() const { return state_->skipped; }
 
+namespace {
+
+std::string too_short(const char* name, uint16_t size, size_t need) {
+    return fmt::format("{} record of size {} is shorter than the {} bytes it needs", name, size, need);
+}
+
+}  // namespace
+
+bool ReportBuilder::State::apply(const iolens_rec_hdr& hdr, const std::byte* rec, std::string& problem) {
+    switch (hdr.type) {
+    case IOLENS_REC_SYSCALL: {
+        // Two sizes exist: with the page-cache fields, and without them
+        // (zeroed here). A short record either had them all zero
+        // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
+        if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
+            return problem = too_short("syscall", hdr.size, IOLENS_SYSCALL_REC_V1_SIZE), false;
+        // Each memcpy has a constant size, so it compiles to a few vector
+        // moves (a variable one became `rep movs`, slow for 100 bytes).
+        if (hdr.size >= sizeof(iolens_syscall_rec)) {
+            on_syscall(load<iolens_syscall_rec>(rec), true);
+        } else {
+            iolens_syscall_rec r{};
+            std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
+            on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
+        }
+        return true;
+    }
+    case IOLENS_REC_PAGECACHE:
+        if (hdr.size < sizeof(iolens_pagecache_rec))
+            return problem = too_short("page-cache", hdr.size, sizeof(iolens_pagecache_rec)), false;
+        on_pagecache(load<iolens_pagecache_rec>(rec));
+        return true;
+    case IOLENS_REC_BLOCK:
+        if (hdr.size < sizeof(iolens_block_rec))
+            return problem = too_short("block", hdr.size, sizeof(iolens_block_rec)), false;
+        on_block(load<iolens_block_rec>(rec));
+        return true;
+    case IOLENS_REC_FILE: {
+        constexpr size_t fixed = offsetof(iolens_file_rec, path);
+        if (hdr.size < fixed) return problem = too_short("file", hdr.size, fixed), false;
+        const auto r = load<iolens_file_rec>(rec, fixed);
+        if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
+            return problem = fmt::format("file record of size {} claims a {}-byte path", hdr.size, r.path_len), false;
+        on_file(r, reinterpret_cast<const char*>(rec + fixed));
+        return true;
+    }
+    case IOLENS_REC_FORK:
+    case IOLENS_REC_EXIT:
+        if (hdr.size < sizeof(iolens_proc_rec))
+            return problem = too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit", hdr.size,
+                                       sizeof(iolens_proc_rec)),
+                   false;
+        if (hdr.type == IOLENS_REC_FORK)
+            on_fork(load<iolens_proc_rec>(rec));
+        else
+            on_exit(load<iolens_proc_rec>(rec));
+        return true;
+    case IOLENS_REC_EXEC: {
+        constexpr size_t fixed = offsetof(iolens_exec_rec, args);
+        if (hdr.size < fixed) return problem = too_short("exec", hdr.size, fixed), false;
+        const auto r = load<iolens_exec_rec>(rec, fixed);
+        if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
+            return problem = fmt::format("exec record of size {} claims {} bytes of arguments", hdr.size,
+                                         r.args_len),
+                   false;
+        on_exec(r, reinterpret_cast<const char*>(rec + fixed));
+        return true;
+    }
+    case IOLENS_REC_MARKER: {
+        constexpr size_t fixed = offsetof(iolens_marker_rec, text);
+        if (hdr.size < fixed) return problem = too_short("marker", hdr.size, fixed), false;
+        auto r = load<iolens_marker_rec>(rec, fixed);
+        if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
+            return problem = fmt::format("marker record of size {} claims {} bytes of text", hdr.size,
+                                         r.text_len),
+                   false;
+        std::memcpy(r.text, rec + fixed, r.text_len);
+        on_marker(r);
+        return true;
+    }
+    case IOLENS_REC_OFFCPU:
+        if (hdr.size < sizeof(iolens_offcpu_rec))
+            return problem = too_short("off-CPU", hdr.size, sizeof(iolens_offcpu_rec)), false;
+        on_offcpu(load<iolens_offcpu_rec>(rec));
+        return true;
+    default:  // a record type this reader does not know: skip it whole
+        skipped++;
+        return true;
+    }
+}
+
 Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
     State& s = *state_;
     const std::byte* base = records.data();
@@ -337,6 +432,7 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
             "iolens)",
             off, total, what, s.records));
     };
+    std::string problem;
     while (off < total) {
         const size_t left = total - off;
         if (left < sizeof(iolens_rec_hdr))
@@ -350,91 +446,7 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
             return malformed(fmt::format("record of type {} claims size {} but only {} bytes "
                                          "remain",
                                          hdr.type, hdr.size, left));
-        const std::byte* rec = base + off;
-        const auto too_short = [&](const char* name, size_t need) {
-            return malformed(fmt::format("{} record of size {} is shorter than the {} bytes "
-                                         "it needs",
-                                         name, hdr.size, need));
-        };
-        switch (hdr.type) {
-        case IOLENS_REC_SYSCALL: {
-            // Two sizes exist: with the page-cache fields, and without them
-            // (zeroed here). A short record either had them all zero
-            // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
-            if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
-                return too_short("syscall", IOLENS_SYSCALL_REC_V1_SIZE);
-            // Each memcpy has a constant size, so it compiles to a few vector
-            // moves (a variable one became `rep movs`, slow for 100 bytes).
-            if (hdr.size >= sizeof(iolens_syscall_rec)) {
-                s.on_syscall(load<iolens_syscall_rec>(rec), true);
-            } else {
-                iolens_syscall_rec r{};
-                std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
-                s.on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
-            }
-            break;
-        }
-        case IOLENS_REC_PAGECACHE:
-            if (hdr.size < sizeof(iolens_pagecache_rec))
-                return too_short("page-cache", sizeof(iolens_pagecache_rec));
-            s.on_pagecache(load<iolens_pagecache_rec>(rec));
-            break;
-        case IOLENS_REC_BLOCK:
-            if (hdr.size < sizeof(iolens_block_rec))
-                return too_short("block", sizeof(iolens_block_rec));
-            s.on_block(load<iolens_block_rec>(rec));
-            break;
-        case IOLENS_REC_FILE: {
-            constexpr size_t fixed = offsetof(iolens_file_rec, path);
-            if (hdr.size < fixed) return too_short("file", fixed);
-            const auto r = load<iolens_file_rec>(rec, fixed);
-            if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
-                return malformed(fmt::format("file record of size {} claims a {}-byte path",
-                                             hdr.size, r.path_len));
-            s.on_file(r, reinterpret_cast<const char*>(rec + fixed));
-            break;
-        }
-        case IOLENS_REC_FORK:
-        case IOLENS_REC_EXIT:
-            if (hdr.size < sizeof(iolens_proc_rec))
-                return too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit",
-                                 sizeof(iolens_proc_rec));
-            if (hdr.type == IOLENS_REC_FORK)
-                s.on_fork(load<iolens_proc_rec>(rec));
-            else
-                s.on_exit(load<iolens_proc_rec>(rec));
-            break;
-        case IOLENS_REC_EXEC: {
-            constexpr size_t fixed = offsetof(iolens_exec_rec, args);
-            if (hdr.size < fixed) return too_short("exec", fixed);
-            const auto r = load<iolens_exec_rec>(rec, fixed);
-            if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
-                return malformed(fmt::format("exec record of size {} claims {} bytes of "
-                                             "arguments",
-                                             hdr.size, r.args_len));
-            s.on_exec(r, reinterpret_cast<const char*>(rec + fixed));
-            break;
-        }
-        case IOLENS_REC_MARKER: {
-            constexpr size_t fixed = offsetof(iolens_marker_rec, text);
-            if (hdr.size < fixed) return too_short("marker", fixed);
-            auto r = load<iolens_marker_rec>(rec, fixed);
-            if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
-                return malformed(fmt::format("marker record of size {} claims {} bytes of text",
-                                             hdr.size, r.text_len));
-            std::memcpy(r.text, rec + fixed, r.text_len);
-            s.on_marker(r);
-            break;
-        }
-        case IOLENS_REC_OFFCPU:
-            if (hdr.size < sizeof(iolens_offcpu_rec))
-                return too_short("off-CPU", sizeof(iolens_offcpu_rec));
-            s.on_offcpu(load<iolens_offcpu_rec>(rec));
-            break;
-        default:  // a record type this reader does not know: skip it whole
-            s.skipped++;
-            break;
-        }
+        if (!s.apply(hdr, base + off, problem)) return malformed(problem);
         s.records++;
         off += hdr.size;
     }
