@@ -69,7 +69,7 @@ TEST(FindingsRender, JsonHasExactlyTheRequiredKeys) {
         for (const auto& [k, v] : f.items()) keys.insert(k);
         EXPECT_EQ(keys, want);
         EXPECT_EQ(f["id"], r.findings[i].id);
-        EXPECT_EQ(f["severity"], r.findings[i].severity);
+        EXPECT_EQ(f["severity"], severity_name(r.findings[i].severity));
         EXPECT_TRUE(f["evidence"].is_object());
         EXPECT_TRUE(f["title"].is_string());
         EXPECT_TRUE(f["recommendation"].is_string());
@@ -99,7 +99,7 @@ TEST(FindingsRender, TerminalSectionMostSevereFirstIn80Columns) {
         if (l.rfind("  [", 0) == 0) tagged.push_back(l);
     ASSERT_EQ(tagged.size(), r.findings.size()) << text;
     for (size_t i = 0; i < tagged.size(); ++i) {
-        std::string tag = r.findings[i].severity;
+        std::string tag = severity_name(r.findings[i].severity);
         for (char& ch : tag) ch = static_cast<char>(toupper(ch));
         EXPECT_EQ(tagged[i].rfind("  [" + tag + "] " + r.findings[i].id + ": ", 0), 0u) << tagged[i];
     }

@@ -59,13 +59,6 @@ std::string count_str(uint64_t n) {
 
 }  // namespace detail
 
-int severity_rank(const std::string& severity) {
-    if (severity == "high") return 0;
-    if (severity == "warn") return 1;
-    if (severity == "info") return 2;
-    return 3;
-}
-
 std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t) {
     const auto d = [](auto v) { return static_cast<double>(v); };
     return {
@@ -116,8 +109,7 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-        const int sa = severity_rank(a.finding.severity), sb = severity_rank(b.finding.severity);
-        if (sa != sb) return sa < sb;
+        if (a.finding.severity != b.finding.severity) return a.finding.severity < b.finding.severity;
         if (a.magnitude != b.magnitude) return a.magnitude > b.magnitude;
         return a.finding.id < b.finding.id;
     });

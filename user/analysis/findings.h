@@ -94,7 +94,4 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
 // report.findings = analyze(report): call once the report is complete.
 void add_findings(model::Report& report);
 
-// 0 for "high", 1 for "warn", 2 for "info", 3 for anything else.
-int severity_rank(const std::string& severity);
-
 }  // namespace iolens::analysis

@@ -40,19 +40,19 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
     if (n == 0 || 2 * n < judged) return;
     const double mean_hit = hit_sum / n;
 
-    json ev = {
-        {"epochs_judged", judged},
-        {"epochs_missing", n},
-        {"mean_hit_ratio", round4(mean_hit)},
-        {"miss_bytes", miss_bytes},
-        {"read_bytes", read_bytes},
-        {"evicted_bytes", r.page_cache.evicted_bytes},
-        {"epochs", std::move(missing)},
-    };
+    model::Evidence ev;
+    ev.count("epochs_judged", judged)
+        .count("epochs_missing", n)
+        .share("mean_hit_ratio", round4(mean_hit))
+        .bytes("miss_bytes", miss_bytes)
+        .bytes("read_bytes", read_bytes)
+        .bytes("evicted_bytes", r.page_cache.evicted_bytes)
+        .details("epochs", std::move(missing));
     // Epoch 1 reads the data set once: the best estimate of its size here.
     for (const auto& e : r.epochs)
-        if (e.index == 1) ev["first_epoch_read_bytes"] = e.ops[IOLENS_OP_READ].bytes;
-    out.push_back({{"dataset_exceeds_cache", mean_hit <= t.cache_high_hit_ratio ? "high" : "warn",
+        if (e.index == 1) ev.bytes("first_epoch_read_bytes", e.ops[IOLENS_OP_READ].bytes);
+    out.push_back({{"dataset_exceeds_cache",
+                    mean_hit <= t.cache_high_hit_ratio ? model::Severity::High : model::Severity::Warn,
                     fmt::format("epochs {}+ re-read the data from storage (hit ratio {})",
                                 t.cache_min_epoch_index, pct(mean_hit)),
                     std::move(ev),
@@ -76,12 +76,11 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
     const double share = static_cast<double>(pc.readahead_unused_bytes) / static_cast<double>(in);
     if (share < t.readahead_waste_share) return;
 
-    json ev = {
-        {"readahead_unused_bytes", pc.readahead_unused_bytes},
-        {"readahead_bytes", pc.readahead_bytes},
-        {"brought_in_bytes", in},
-        {"waste_share", round4(share)},
-    };
+    model::Evidence ev;
+    ev.bytes("readahead_unused_bytes", pc.readahead_unused_bytes)
+        .bytes("readahead_bytes", pc.readahead_bytes)
+        .bytes("brought_in_bytes", in)
+        .share("waste_share", round4(share));
     // The file with the most readahead evicted unused, when one is listed.
     const model::FileStats* worst = nullptr;
     for (const auto& f : r.files)
@@ -89,10 +88,10 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
             (!worst || f.page_cache.readahead_unused_bytes > worst->page_cache.readahead_unused_bytes))
             worst = &f;
     if (worst) {
-        ev["worst_file"] = worst->path;
-        ev["worst_file_unused_bytes"] = worst->page_cache.readahead_unused_bytes;
+        ev.text("worst_file", worst->path);
+        ev.bytes("worst_file_unused_bytes", worst->page_cache.readahead_unused_bytes);
     }
-    out.push_back({{"readahead_waste", share >= t.readahead_waste_high_share ? "high" : "warn",
+    out.push_back({{"readahead_waste", share >= t.readahead_waste_high_share ? model::Severity::High : model::Severity::Warn,
                     fmt::format("{} of readahead ({} of {} brought in) was evicted unread",
                                 pct(share), bytes_str(pc.readahead_unused_bytes), bytes_str(in)),
                     std::move(ev),

@@ -36,18 +36,17 @@ void small_reads(const model::Report& r, const Thresholds& t, Candidates& out) {
     const uint64_t p50 = rd.size_bytes.percentile(0.50);
     if (p50 >= t.small_read_bytes || !time_matters(r, t, rd.time_ns)) return;
 
-    json ev = {
-        {"read_calls", rd.calls},
-        {"read_bytes", rd.bytes},
-        {"p50_read_bytes", p50},
-        {"mean_read_bytes", rd.bytes / sized},
-        {"small_read_limit_bytes", t.small_read_bytes},
-        {"small_call_share", round4(static_cast<double>(count_below(rd.size_bytes, t.small_read_bytes)) /
-                                    static_cast<double>(sized))},
-        {"read_time_ns", rd.time_ns},
-    };
-    if (const auto s = capture_share(r, rd.time_ns)) ev["read_time_capture_share"] = round4(*s);
-    out.push_back({{"small_reads", "warn",
+    model::Evidence ev;
+    ev.count("read_calls", rd.calls)
+        .bytes("read_bytes", rd.bytes)
+        .bytes("p50_read_bytes", p50)
+        .bytes("mean_read_bytes", rd.bytes / sized)
+        .bytes("small_read_limit_bytes", t.small_read_bytes)
+        .share("small_call_share", round4(static_cast<double>(count_below(rd.size_bytes, t.small_read_bytes)) /
+                                          static_cast<double>(sized)))
+        .ns("read_time_ns", rd.time_ns);
+    if (const auto s = capture_share(r, rd.time_ns)) ev.share("read_time_capture_share", round4(*s));
+    out.push_back({{"small_reads", model::Severity::Warn,
                     fmt::format("most reads return less than {} (median {} over {} reads)",
                                 bytes_str(t.small_read_bytes), bytes_str(p50), count_str(rd.calls)),
                     std::move(ev),
@@ -81,17 +80,16 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
     const uint64_t mean = read_bytes / read_calls;
     const bool large = mean >= t.random_large_read_bytes;
 
-    json ev = {
-        {"files", files},
-        {"random_accesses", rnd},
-        {"sequential_accesses", seq},
-        {"random_share", round4(share)},
-        {"read_bytes", read_bytes},
-        {"mean_read_bytes", mean},
-    };
+    model::Evidence ev;
+    ev.count("files", files)
+        .count("random_accesses", rnd)
+        .count("sequential_accesses", seq)
+        .share("random_share", round4(share))
+        .bytes("read_bytes", read_bytes)
+        .bytes("mean_read_bytes", mean);
     if (worst) {
-        ev["most_random_file"] = worst->path;
-        ev["most_random_file_random_accesses"] = worst->random;
+        ev.text("most_random_file", worst->path);
+        ev.count("most_random_file_random_accesses", worst->random);
     }
     std::string rec =
         large ? "Reads are large, so random order costs little on SSDs; on HDDs or parallel file "
@@ -101,7 +99,7 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
                 "offset. For inherently random readers (LMDB, HDF5, numpy memmap), call "
                 "posix_fadvise(POSIX_FADV_RANDOM) / madvise(MADV_RANDOM) so readahead "
                 "stops fetching unused pages, or stage the data on node-local NVMe or tmpfs.";
-    out.push_back({{"random_access", large ? "info" : "warn",
+    out.push_back({{"random_access", large ? model::Severity::Info : model::Severity::Warn,
                     fmt::format("{} of accesses to {} data files are random (mean read {})",
                                 pct(share), files, bytes_str(mean)),
                     std::move(ev), std::move(rec)},
@@ -131,28 +129,28 @@ void metadata_heavy(const model::Report& r, const Thresholds& t, Candidates& out
     // With nothing read, any open is "per MiB" infinite: judge by time only.
     const double opens_per_mib = rd.bytes ? static_cast<double>(opens) / mib_read : 0.0;
 
-    std::string severity;
+    model::Severity severity;
     double magnitude = 0;
     if (share >= t.metadata_time_share && time_matters(r, t, md_time)) {
-        severity = share >= t.metadata_high_time_share ? "high" : "warn";
+        severity = share >= t.metadata_high_time_share ? model::Severity::High : model::Severity::Warn;
         magnitude = share / t.metadata_time_share;
     } else if (rd.bytes && opens_per_mib >= t.metadata_opens_per_mib) {
-        severity = "info";
+        severity = model::Severity::Info;
         magnitude = opens_per_mib / t.metadata_opens_per_mib;
     } else {
         return;
     }
-    json ev = {
-        {"metadata_calls", md_calls},
-        {"metadata_time_ns", md_time},
-        {"data_calls", rd.calls + wr.calls},
-        {"data_time_ns", data_time},
-        {"metadata_time_share", round4(share)},
-        {"opens", opens},
-        {"read_bytes", rd.bytes},
-        {"opens_per_mib", rd.bytes ? json(round4(opens_per_mib)) : json(nullptr)},
-        {"by_class", std::move(per_class)},
-    };
+    model::Evidence ev;
+    ev.count("metadata_calls", md_calls)
+        .ns("metadata_time_ns", md_time)
+        .count("data_calls", rd.calls + wr.calls)
+        .ns("data_time_ns", data_time)
+        .share("metadata_time_share", round4(share))
+        .count("opens", opens)
+        .bytes("read_bytes", rd.bytes)
+        .maybe("opens_per_mib", model::Unit::Number,
+               rd.bytes ? std::optional<double>(round4(opens_per_mib)) : std::nullopt)
+        .details("by_class", std::move(per_class));
     out.push_back({{"metadata_heavy", severity,
                     fmt::format("metadata calls take {} of file I/O time ({} calls)", pct(share),
                                 count_str(md_calls)),
@@ -201,16 +199,16 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
     if (!by_files && !busiest) return;
     if (!time_matters(r, t, rd.time_ns + r.totals[IOLENS_OP_OPEN].time_ns)) return;
 
-    json ev = {
-        {"files_read", files_read},
-        {"files_listed", sizes.size()},
-        {"median_file_bytes", median ? json(*median) : json(nullptr)},
-        {"read_bytes_per_file", files_read ? json(rd.bytes / files_read) : json(nullptr)},
-        {"opens", r.totals[IOLENS_OP_OPEN].calls},
-    };
+    model::Evidence ev;
+    ev.count("files_read", files_read)
+        .count("files_listed", sizes.size())
+        .maybe("median_file_bytes", model::Unit::Bytes, median)
+        .maybe("read_bytes_per_file", model::Unit::Bytes,
+               files_read ? std::optional<uint64_t>(rd.bytes / files_read) : std::nullopt)
+        .count("opens", r.totals[IOLENS_OP_OPEN].calls);
     if (busiest) {
-        ev["busiest_epoch"] = busiest->index;
-        ev["busiest_epoch_opens"] = busiest->ops[IOLENS_OP_OPEN].calls;
+        ev.id("busiest_epoch", busiest->index);
+        ev.count("busiest_epoch_opens", busiest->ops[IOLENS_OP_OPEN].calls);
     }
     const std::string title =
         by_files ? fmt::format("{} files read, median size {}", count_str(files_read), bytes_str(*median))
@@ -222,7 +220,7 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
         by_files ? static_cast<double>(files_read) / static_cast<double>(t.small_files_min_files)
                  : static_cast<double>(busiest->ops[IOLENS_OP_OPEN].calls) /
                        static_cast<double>(t.small_files_epoch_opens);
-    out.push_back({{"many_small_files", "warn", title, std::move(ev),
+    out.push_back({{"many_small_files", model::Severity::Warn, title, std::move(ev),
                     "Pack the samples into fewer, larger files of 100 MiB-1 GiB (WebDataset tar "
                     "shards, TFRecord, LMDB, HDF5, Parquet) so each open serves thousands of "
                     "samples; or copy the dataset to node-local NVMe or tmpfs before training "

@@ -89,25 +89,25 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         }
         return a;
     };
-    json ev = {
-        {"rank", worst.rank},
-        {"critical_io_ns", worst.critical},
-        {"wall_ns", worst.wall},
-        {"stall_share", round4(worst.share)},
-        {"ranks_stalled", ranks.size()},
-        {"ranks_total", r.ranks.size()},
-        {"epochs_stalled", epochs.size()},
-        {"ranks", rows(ranks)},
-        {"epochs", rows(epochs)},
-    };
-    if (worst.epoch) ev["epoch"] = *worst.epoch;
+    model::Evidence ev;
+    ev.id("rank", worst.rank)
+        .ns("critical_io_ns", worst.critical)
+        .ns("wall_ns", worst.wall)
+        .share("stall_share", round4(worst.share))
+        .count("ranks_stalled", ranks.size())
+        .count("ranks_total", r.ranks.size())
+        .count("epochs_stalled", epochs.size())
+        .details("ranks", rows(ranks))
+        .details("epochs", rows(epochs));
+    if (worst.epoch) ev.id("epoch", *worst.epoch);
     std::string title =
         worst.epoch ? fmt::format("rank {} waited for I/O {} of epoch {}", worst.rank,
                                   pct(worst.share), *worst.epoch)
                     : fmt::format("rank {} waited for I/O {} of its wall time", worst.rank,
                                   pct(worst.share));
     if (ranks.size() > 1) title += fmt::format(" ({} ranks stalled)", ranks.size());
-    out.push_back({{"io_stall", max_share >= t.stall_high_share ? "high" : "warn", std::move(title),
+    out.push_back({{"io_stall", max_share >= t.stall_high_share ? model::Severity::High : model::Severity::Warn,
+                    std::move(title),
                     std::move(ev),
                     "The training loop waits for input. Raise DataLoader num_workers (up to the "
                     "free CPU cores) and prefetch_factor (batches queued per worker, default 2); "
@@ -151,25 +151,25 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
     const model::RankStats& s = by_time ? *io_max : *bytes_max;
     const double ratio = by_time ? io_ratio : bytes_ratio;
 
-    json ev = {
-        {"metric", by_time ? "io_time_ns" : "read_bytes"},
-        {"straggler_rank", s.rank},
-        {"ranks", r.ranks.size()},
-        {"io_time_max_over_mean", round4(io_ratio)},
-        {"read_bytes_max_over_mean", round4(bytes_ratio)},
-        {"straggler_io_time_ns", s.io_time_ns},
-        {"straggler_read_bytes", s.ops[IOLENS_OP_READ].bytes},
-        {"straggler_wall_ns", s.wall_ns},
-        {"mean_io_time_ns", static_cast<uint64_t>(io_mean)},
-        {"min_io_time_ns", io_min},
-        {"mean_read_bytes", static_cast<uint64_t>(bytes_mean)},
-        {"min_read_bytes", bytes_min},
-    };
-    if (!s.pids.empty()) ev["straggler_pids"] = s.pids;
+    model::Evidence ev;
+    ev.text("metric", by_time ? "io_time_ns" : "read_bytes")
+        .id("straggler_rank", s.rank)
+        .count("ranks", r.ranks.size())
+        .ratio("io_time_max_over_mean", round4(io_ratio))
+        .ratio("read_bytes_max_over_mean", round4(bytes_ratio))
+        .ns("straggler_io_time_ns", s.io_time_ns)
+        .bytes("straggler_read_bytes", s.ops[IOLENS_OP_READ].bytes)
+        .ns("straggler_wall_ns", s.wall_ns)
+        .ns("mean_io_time_ns", static_cast<uint64_t>(io_mean))
+        .ns("min_io_time_ns", io_min)
+        .bytes("mean_read_bytes", static_cast<uint64_t>(bytes_mean))
+        .bytes("min_read_bytes", bytes_min);
+    if (!s.pids.empty()) ev.details("straggler_pids", s.pids);
     const std::string title =
         by_time ? fmt::format("rank {} spends {:.1f}x the mean rank's time in I/O", s.rank, ratio)
                 : fmt::format("rank {} reads {:.1f}x the mean rank's bytes", s.rank, ratio);
-    out.push_back({{"rank_imbalance", ratio >= t.imbalance_high_ratio ? "high" : "warn", title,
+    out.push_back({{"rank_imbalance", ratio >= t.imbalance_high_ratio ? model::Severity::High : model::Severity::Warn,
+                    title,
                     std::move(ev),
                     by_time ? "Every synchronous step waits for the slowest rank. Check what "
                               "differs on the straggler: its node's storage path (a slow or "
@@ -221,24 +221,24 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
     const Hit& w = hits.front();
     const auto& sync = w.m.proc->ops[IOLENS_OP_SYNC];
     const auto& wr = w.m.proc->ops[IOLENS_OP_WRITE];
-    json ev = {
-        {"pid", w.m.proc->info.pid},
-        {"sync_calls", sync.calls},
-        {"sync_time_ns", sync.time_ns},
-        {"write_calls", wr.calls},
-        {"write_bytes", wr.bytes},
-        {"write_time_ns", wr.time_ns},
-        {"wall_ns", w.m.wall},
-        {"checkpoint_share", round4(w.share)},
-        {"processes_affected", hits.size()},
+    model::Evidence ev;
+    ev.id("pid", w.m.proc->info.pid)
+        .count("sync_calls", sync.calls)
+        .ns("sync_time_ns", sync.time_ns)
+        .count("write_calls", wr.calls)
+        .bytes("write_bytes", wr.bytes)
+        .ns("write_time_ns", wr.time_ns)
+        .ns("wall_ns", w.m.wall)
+        .share("checkpoint_share", round4(w.share))
+        .count("processes_affected", hits.size())
         // Off CPU in uninterruptible sleep inside those calls: null when the
         // blocking probe was not live.
-        {"blocked_ns", blocking ? json(sync.blocked_ns + wr.blocked_ns) : json(nullptr)},
-    };
-    if (w.m.rank) ev["rank"] = *w.m.rank;
+        .maybe("blocked_ns", model::Unit::Nanoseconds,
+               blocking ? std::optional<uint64_t>(sync.blocked_ns + wr.blocked_ns) : std::nullopt);
+    if (w.m.rank) ev.id("rank", *w.m.rank);
     const std::string who = w.m.rank ? fmt::format("rank {} (pid {})", *w.m.rank, w.m.proc->info.pid)
                                      : fmt::format("pid {}", w.m.proc->info.pid);
-    out.push_back({{"checkpoint_stall", w.share >= t.checkpoint_high_share ? "high" : "warn",
+    out.push_back({{"checkpoint_stall", w.share >= t.checkpoint_high_share ? model::Severity::High : model::Severity::Warn,
                     fmt::format("{} spent {} of its wall time writing and syncing ({} fsyncs)", who,
                                 pct(w.share), sync.calls),
                     std::move(ev),

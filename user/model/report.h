@@ -15,6 +15,7 @@
 
 #include "iolens/abi.h"
 #include "model/block_stats.h"
+#include "model/finding.h"
 #include "model/histogram.h"
 #include "model/page_cache.h"
 #include "recording/capture.h"
@@ -146,15 +147,6 @@ struct RankImbalance {
     Spread io_time_ns;        // RankStats::io_time_ns
     int64_t straggler_rank = 0;         // the rank with the most io_time_ns (lowest on ties)
     uint64_t straggler_io_time_ns = 0;
-};
-
-// One bottleneck the rule engine found (user/analysis/).
-struct Finding {
-    std::string id;              // small_reads, random_access, io_stall, ...
-    std::string severity;        // "high", "warn" or "info"
-    std::string title;           // one line
-    nlohmann::json evidence;     // the numbers that triggered it
-    std::string recommendation;  // the knob to turn
 };
 
 struct Report {

@@ -16,9 +16,9 @@ json findings_to_json(const std::vector<model::Finding>& findings) {
     json out = json::array();
     for (const auto& f : findings)
         out.push_back({{"id", f.id},
-                       {"severity", f.severity},
+                       {"severity", model::severity_name(f.severity)},
                        {"title", f.title},
-                       {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
+                       {"evidence", f.evidence.to_json()},
                        {"recommendation", f.recommendation}});
     return out;
 }
@@ -31,14 +31,8 @@ bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Identifiers (rank 3, pid 1234, epoch 2) print as plain integers.
-bool is_identifier(std::string_view key) {
-    return key == "pid" || ends_with(key, "rank") || ends_with(key, "epoch") ||
-           ends_with(key, "_index");
-}
-
-// Evidence keys carry their unit as a suffix (docs/findings.md):
-// *_ns, *_bytes, *_share / *hit_ratio (fractions), *_max_over_mean (ratios).
+// Evidence keys carry their unit as a suffix (docs/findings.md): the label
+// leaves it out ("read time 12 ms", not "read time ns 12 ms").
 std::string label_of(std::string_view key) {
     for (std::string_view unit : {"_ns", "_bytes"})
         if (ends_with(key, unit) && key.size() > unit.size()) {
@@ -51,29 +45,32 @@ std::string label_of(std::string_view key) {
     return label;
 }
 
-std::string value_of(std::string_view key, const json& v) {
+uint64_t as_u64(const json& v) { return v.is_number_unsigned() || v.get<int64_t>() >= 0 ? v.get<uint64_t>() : 0; }
+
+std::string value_of(const model::EvidenceValue& e) {
+    const json& v = e.value;
     if (v.is_null()) return "n/a";
     if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
     if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) {
-        if (v.is_number_unsigned() || v.get<int64_t>() >= 0) {
-            const uint64_t u = v.get<uint64_t>();
-            if (ends_with(key, "_ns")) return human_ns(u);
-            if (ends_with(key, "_bytes")) return human_bytes(u);
-            if (is_identifier(key)) return std::to_string(u);
-            return human_count(u);
-        }
-        return std::to_string(v.get<int64_t>());
+    if (!v.is_number()) return "";
+    const bool negative = v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0;
+    switch (e.unit) {
+    case model::Unit::Bytes: return negative ? std::to_string(v.get<int64_t>()) : human_bytes(as_u64(v));
+    case model::Unit::Nanoseconds: return negative ? std::to_string(v.get<int64_t>()) : human_ns(as_u64(v));
+    case model::Unit::Count: return negative ? std::to_string(v.get<int64_t>()) : human_count(as_u64(v));
+    case model::Unit::Identifier: return std::to_string(v.get<int64_t>());
+    case model::Unit::Share: return percent(v.get<double>());
+    case model::Unit::Ratio: return fmt::format("{:.2f}x", v.get<double>());
+    case model::Unit::Number:
+    case model::Unit::Text:
+    case model::Unit::Details: break;
     }
-    const double d = v.get<double>();
-    if (ends_with(key, "_share") || ends_with(key, "hit_ratio")) return percent(d);
-    if (ends_with(key, "_max_over_mean")) return fmt::format("{:.2f}x", d);
-    return fmt::format("{:.3g}", d);
+    return fmt::format("{:.3g}", v.get<double>());
 }
 
-const char* severity_color(const std::string& severity) {
-    if (severity == "high") return kAlert;
-    if (severity == "warn") return kWarn;
+const char* severity_color(model::Severity severity) {
+    if (severity == model::Severity::High) return kAlert;
+    if (severity == model::Severity::Warn) return kWarn;
     return nullptr;
 }
 
@@ -88,7 +85,7 @@ void findings_section(Ctx& c, const model::Report& r) {
     section_title(c, "Findings", fmt::format("({}, most severe first)", r.findings.size()));
     const std::string indent(9, ' ');  // under the title, past "  [HIGH] "
     for (const auto& f : r.findings) {
-        std::string tag = f.severity;
+        std::string tag = model::severity_name(f.severity);
         for (char& ch : tag) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         tag = "[" + tag + "]";
         // The tag is ASCII and at most 6 columns: pad to 7 to align titles.
@@ -100,14 +97,12 @@ void findings_section(Ctx& c, const model::Report& r) {
 
         std::string evidence;
         bool nested = false;
-        if (f.evidence.is_object()) {
-            for (const auto& [key, v] : f.evidence.items()) {
-                if (v.is_structured()) {
-                    nested = true;
-                    continue;
-                }
-                evidence += (evidence.empty() ? "" : ", ") + label_of(key) + " " + value_of(key, v);
+        for (const auto& [key, v] : f.evidence.items()) {
+            if (v.unit == model::Unit::Details || v.value.is_structured()) {
+                nested = true;
+                continue;
             }
+            evidence += (evidence.empty() ? "" : ", ") + label_of(key) + " " + value_of(v);
         }
         if (nested) evidence += evidence.empty() ? "details in the JSON report" : "; details in the JSON report";
         if (!evidence.empty()) print_lines(c, wrap(evidence, c.width, indent + "evidence: ", indent));
