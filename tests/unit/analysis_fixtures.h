@@ -114,7 +114,7 @@ inline model::Report clean_report() {
     for (uint32_t e = 1; e <= 3; ++e) {
         model::EpochStats ep;
         ep.index = e;
-        ep.source = "marker";
+        ep.source = iolens::model::EpochSource::Marker;
         ep.start_ns = r.capture.start_mono_ns + (e - 1) * 33 * kS;
         ep.end_ns = ep.start_ns + 33 * kS;
         ep.ops[IOLENS_OP_READ] = op(3'072, kMiB, 6 * kS);

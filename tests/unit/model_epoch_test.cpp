@@ -42,7 +42,7 @@ TEST(EpochMarkers, MultiRankStepsAndEnd) {
     ASSERT_EQ(r.epochs.size(), 2u);
     const auto& e1 = r.epochs[0];
     EXPECT_EQ(e1.index, 1u);
-    EXPECT_EQ(e1.source, "marker");
+    EXPECT_EQ(e1.source, EpochSource::Marker);
     EXPECT_EQ(e1.marker_number, 0);
     EXPECT_EQ(e1.start_ns, 10 * kMs);
     EXPECT_EQ(e1.end_ns, 40 * kMs);
@@ -130,7 +130,7 @@ TEST(EpochInference, ShuffledRereadsAcrossWorkersGiveThreeEpochs) {
                                {{100, {{"RANK", "0"}}}});
     ASSERT_EQ(r.epochs.size(), 3u);
     for (size_t e = 0; e < 3; ++e) {
-        EXPECT_EQ(r.epochs[e].source, "inferred");
+        EXPECT_EQ(r.epochs[e].source, EpochSource::Inferred);
         EXPECT_EQ(r.epochs[e].index, e + 1);
         // Snapped back to the fork of the epoch's workers (nothing of the
         // previous epoch was read after it).

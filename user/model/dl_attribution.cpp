@@ -176,7 +176,7 @@ private:
     size_t nr_ = 0;
     std::vector<Window> rank_life_;       // by rank index
     std::vector<EpochWindow> windows_;    // the epochs, by start
-    std::string source_ = "marker";
+    EpochSource source_ = EpochSource::Marker;
 };
 
 bool DlAttribution::assign() {
@@ -227,7 +227,7 @@ void DlAttribution::rank_totals() {
 void DlAttribution::find_epochs() {
     windows_ = epochs_from_markers(log_.markers, cap_.end);
     if (!windows_.empty()) return;
-    source_ = "inferred";
+    source_ = EpochSource::Inferred;
     windows_ = infer_epochs();
     if (windows_.empty()) return;
     // The "end" marker (without epoch markers) still ends the last epoch.

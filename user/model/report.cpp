@@ -32,6 +32,19 @@ uint64_t rw_bytes(const OpTable& ops) {
     return ops[IOLENS_OP_READ].bytes + ops[IOLENS_OP_WRITE].bytes;
 }
 
+const char* epoch_source_name(EpochSource s) { return s == EpochSource::Marker ? "marker" : "inferred"; }
+
+std::optional<double> sequential_share(uint64_t sequential, uint64_t random) {
+    if (sequential + random == 0) return std::nullopt;
+    return static_cast<double>(sequential) / static_cast<double>(sequential + random);
+}
+
+uint64_t steps_marked(const Report& report) {
+    uint64_t steps = 0;
+    for (const auto& e : report.epochs) steps += e.steps;
+    return steps;
+}
+
 uint64_t total_time_ns(const OpTable& ops) {
     uint64_t t = 0;
     for (const auto& s : ops) t += s.time_ns;

@@ -113,9 +113,14 @@ struct EpochRankStats {
 // One training epoch, from epoch markers or inferred from the dataset re-read
 // cycle (docs/report-schema.md, "Epoch"). Calls are charged by start_ns,
 // page-cache events by their time, block requests by their issue time.
+// Where an epoch's boundaries came from.
+enum class EpochSource { Marker, Inferred };
+// "marker", "inferred": the JSON values and the epoch table's column.
+const char* epoch_source_name(EpochSource s);
+
 struct EpochStats {
     uint32_t index = 0;          // from 1
-    std::string source;          // "marker" or "inferred"
+    EpochSource source = EpochSource::Marker;
     uint64_t start_ns = 0;       // monotonic
     uint64_t end_ns = 0;
     std::optional<int64_t> marker_number;  // N of the "epoch/N" marker (source "marker")
@@ -169,6 +174,11 @@ struct Report {
 // and the JSON views cannot disagree on them.
 uint64_t rw_bytes(const OpTable& ops);       // read + write bytes
 uint64_t total_time_ns(const OpTable& ops);  // time in all traced calls
+// sequential / (sequential + random) of accesses (file reads and writes, or
+// block requests); empty when there were none.
+std::optional<double> sequential_share(uint64_t sequential, uint64_t random);
+// Distinct step markers over all epochs.
+uint64_t steps_marked(const Report& report);
 // The n processes that moved the most read + write bytes (ties: lower pid first).
 std::vector<const ProcessStats*> top_processes(const Report& report, size_t n);
 // The n processes / listed files that brought the most bytes into the page

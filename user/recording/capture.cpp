@@ -39,4 +39,15 @@ std::string device_name(const CaptureInfo& capture, uint32_t dev) {
     return std::to_string(dev_major(dev)) + ":" + std::to_string(dev_minor(dev));
 }
 
+std::optional<uint64_t> CostInfo::bpf_ns_per_run() const {
+    const uint64_t runs = bpf_runs();
+    if (runs == 0) return std::nullopt;
+    return bpf_run_ns() / runs;
+}
+
+std::optional<double> CostInfo::share_of_job_cpu(uint64_t ns) const {
+    if (!job_cpu_ns || *job_cpu_ns == 0) return std::nullopt;
+    return static_cast<double>(ns) / static_cast<double>(*job_cpu_ns);
+}
+
 }  // namespace iolens::recording

@@ -46,6 +46,10 @@ struct CostInfo {
 
     uint64_t bpf_run_ns() const;
     uint64_t bpf_runs() const;
+    // Mean time of one BPF program run; empty without runs.
+    std::optional<uint64_t> bpf_ns_per_run() const;
+    // ns as a share of the job's CPU time; empty when that is unknown or 0.
+    std::optional<double> share_of_job_cpu(uint64_t ns) const;
 };
 
 struct CaptureInfo {

@@ -87,21 +87,13 @@ void side_by_side(Ctx& c, const std::vector<std::string>& left, const std::vecto
     }
 }
 
-// "97/3", as the file table shows sequential/random.
-std::string seq_rand(const BlockStats& s) {
-    if (s.sequential + s.random == 0) return "-";
-    const auto seq = static_cast<uint64_t>(std::llround(
-        100.0 * static_cast<double>(s.sequential) / static_cast<double>(s.sequential + s.random)));
-    return std::to_string(seq) + "/" + std::to_string(100 - seq);
-}
-
 constexpr size_t kDeviceW = 12;
 
 void totals_row(Ctx& c, const std::string& device, const char* dir, const BlockStats& s) {
     // 2 + 12 + 6 + 11 + 11 + 10 + 7 + 10 + 10 = 79
     c.out << "  " << pad_right(elide_end(device, kDeviceW - 1), kDeviceW) << pad_right(dir, 6)
           << pad_left(count_fit(s.requests, 10), 11) << pad_left(human_bytes(s.bytes), 11)
-          << pad_left(seq_rand(s), 10) << pad_left(std::to_string(s.max_depth), 7)
+          << pad_left(seq_rand(model::sequential_share(s.sequential, s.random)), 10) << pad_left(std::to_string(s.max_depth), 7)
           << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
           << pad_left(human_ns(s.latency_ns.percentile(0.99)), 10) << '\n';
 }

@@ -69,7 +69,7 @@ json epochs_to_json(const model::Report& r, const Live& live) {
             });
         out.push_back({
             {"index", e.index},
-            {"source", e.source},
+            {"source", model::epoch_source_name(e.source)},
             {"marker_number", opt(e.marker_number)},
             {"start_ns", e.start_ns},
             {"end_ns", e.end_ns},

@@ -33,7 +33,7 @@ std::string ratio(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *
 void epochs_section(Ctx& c, const model::Report& r) {
     if (r.epochs.empty()) return;
     const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
-    section_title(c, "Epochs", r.epochs.front().source == "marker"
+    section_title(c, "Epochs", r.epochs.front().source == model::EpochSource::Marker
                                    ? "(from the program's epoch markers)"
                                    : "(inferred from the dataset re-read cycle)");
     // 2 + 6 + 9 + 10 + 7 + 10 + 11 + 10 + 7 + 7 = 79; hit% right after the
@@ -48,7 +48,7 @@ void epochs_section(Ctx& c, const model::Report& r) {
             e.marker_number && *e.marker_number != static_cast<int64_t>(e.index)
                 ? fmt::format("{} ({})", e.index, *e.marker_number)
                 : std::to_string(e.index);
-        c.out << "  " << pad_right(elide_end(label, 5), 6) << pad_right(e.source, 9)
+        c.out << "  " << pad_right(elide_end(label, 5), 6) << pad_right(model::epoch_source_name(e.source), 9)
               << pad_left(human_ns(e.duration_ns()), 10)
               << c.paint(kBold, pad_left(cache ? percent(e.page_cache.hit_ratio()) : "n/a", 7))
               << pad_left(count_fit(rd.calls, 9), 10) << pad_left(human_bytes(rd.bytes), 11)
@@ -56,9 +56,7 @@ void epochs_section(Ctx& c, const model::Report& r) {
               << pad_left(percent(e.io_time_share()), 7)
               << pad_left(percent(e.critical_io_share()), 7) << '\n';
     }
-    uint64_t steps = 0;
-    for (const auto& e : r.epochs) steps += e.steps;
-    if (steps)
+    if (const uint64_t steps = model::steps_marked(r))
         c.out << "  " << human_count(steps) << " steps marked\n";
 }
 

@@ -52,11 +52,8 @@ std::string target_of(const recording::CaptureInfo& cap) {
 
 // "12.3% of job CPU", or nothing when the job's CPU time is unknown or zero.
 std::string share_of_job(uint64_t ns, const recording::CostInfo& cost) {
-    if (!cost.job_cpu_ns || *cost.job_cpu_ns == 0) return "";
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "%.1f%% of job CPU", 100.0 * static_cast<double>(ns) /
-                                                             static_cast<double>(*cost.job_cpu_ns));
-    return buf;
+    const auto share = cost.share_of_job_cpu(ns);
+    return share ? percent(share) + " of job CPU" : "";
 }
 
 // What tracing cost: BPF programs (kernel statistics), the recorder, attach.
@@ -72,7 +69,7 @@ void cost_line(Ctx& c, const recording::CostInfo& cost) {
             std::snprintf(share, sizeof(share), "%.0f%%", 100.0 * cost.bpf_sampled_share);
             bpf = "BPF ~" + human_ns(ns) + " in ~" + human_count(runs) + " runs (from a " + share + " sample)";
         }
-        if (runs) bpf += " (" + human_ns(ns / runs) + " each)";
+        if (const auto each = cost.bpf_ns_per_run()) bpf += " (" + human_ns(*each) + " each)";
         if (auto share = share_of_job(ns, cost); !share.empty()) bpf += ", " + share;
         items.push_back(bpf);
     }
@@ -186,14 +183,6 @@ void process_table(Ctx& c, const Report& r) {
     }
 }
 
-// "97/3": the split of a file's reads and writes between sequential and random.
-std::string seq_rand(uint64_t seq, uint64_t rnd) {
-    if (seq + rnd == 0) return "-";
-    const auto s = static_cast<uint64_t>(
-        std::llround(100.0 * static_cast<double>(seq) / static_cast<double>(seq + rnd)));
-    return std::to_string(s) + "/" + std::to_string(100 - s);
-}
-
 void file_table(Ctx& c, const Report& r) {
     if (r.files.empty()) return;
     const size_t n = std::min(c.top_n, r.files.size());
@@ -208,7 +197,7 @@ void file_table(Ctx& c, const Report& r) {
         c.out << "  " << pad_right(elide_middle(f.path, path_w - 1), path_w)
               << pad_left(count_fit(f.ops[IOLENS_OP_READ].calls, 10), 11)
               << pad_left(human_bytes(model::rw_bytes(f.ops)), 11)
-              << pad_left(seq_rand(f.sequential, f.random), 10) << '\n';
+              << pad_left(seq_rand(model::sequential_share(f.sequential, f.random)), 10) << '\n';
     }
 }
 

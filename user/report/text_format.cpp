@@ -1,5 +1,7 @@
 #include "report/text_format.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace iolens::report {
@@ -90,6 +92,12 @@ std::string human_ns(uint64_t ns) {
     if (ns < 1000'000000000ull) return three_digits(v / 1e9, "s");
     if (ns < 360000'000000000ull) return three_digits(v / 3.6e12, "h");
     return three_digits(v / 8.64e13, "d");
+}
+
+std::string seq_rand(std::optional<double> sequential_share) {
+    if (!sequential_share) return "-";
+    const auto seq = static_cast<uint64_t>(std::llround(100.0 * *sequential_share));
+    return std::to_string(seq) + "/" + std::to_string(100 - seq);
 }
 
 std::string human_count(uint64_t n) {

@@ -6,6 +6,7 @@
 // the cursor or change colours in the user's terminal.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,8 @@ namespace iolens::report {
 std::string human_bytes(uint64_t bytes);  // "512 B", "1.50 KiB", "12.3 MiB", "123 GiB"
 std::string human_ns(uint64_t ns);        // "850 ns", "12.3 us", "1.23 ms", "45.7 s", "2.50 h", "113 d"
 std::string human_count(uint64_t n);      // "1,234,567"
+// "97/3": a sequential share as whole percent sequential/random; "-" if empty.
+std::string seq_rand(std::optional<double> sequential_share);
 // human_count if it fits in width columns, else "12.3M"-style.
 std::string count_fit(uint64_t n, size_t width);
 
