@@ -29,34 +29,6 @@ double round4(double v) { return std::round(v * 10000.0) / 10000.0; }
 
 std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100.0); }
 
-std::string bytes_str(uint64_t bytes) {
-    static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (bytes < 1024) return fmt::format("{} B", bytes);
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
-    return v < 10 ? fmt::format("{:.2f} {}", v, kUnits[u])
-           : v < 100 ? fmt::format("{:.1f} {}", v, kUnits[u])
-                     : fmt::format("{:.0f} {}", v, kUnits[u]);
-}
-
-std::string ns_str(uint64_t ns) {
-    const double v = static_cast<double>(ns);
-    if (ns < 1'000) return fmt::format("{} ns", ns);
-    if (ns < 1'000'000) return fmt::format("{:.1f} us", v / 1e3);
-    if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", v / 1e6);
-    return fmt::format("{:.1f} s", v / 1e9);
-}
-
-std::string count_str(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 }  // namespace detail
 
 std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t) {

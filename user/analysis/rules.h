@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/findings.h"
+#include "util/units.h"
 
 namespace iolens::analysis::detail {
 
@@ -38,11 +39,6 @@ bool time_matters(const model::Report& r, const Thresholds& t, uint64_t ns);
 double round4(double v);
 // "42%" for titles.
 std::string pct(double fraction);
-// "12.3 MiB", "850 ms" for titles (report/text_format is not a dependency of
-// the analysis, so these are small local versions).
-std::string bytes_str(uint64_t bytes);
-std::string ns_str(uint64_t ns);
-// "1,234,567".
-std::string count_str(uint64_t n);
+// Titles use util/units.h: human_bytes, human_ns, human_count.
 
 }  // namespace iolens::analysis::detail

@@ -93,7 +93,7 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
     }
     out.push_back({{"readahead_waste", share >= t.readahead_waste_high_share ? model::Severity::High : model::Severity::Warn,
                     fmt::format("{} of readahead ({} of {} brought in) was evicted unread",
-                                pct(share), bytes_str(pc.readahead_unused_bytes), bytes_str(in)),
+                                pct(share), human_bytes(pc.readahead_unused_bytes), human_bytes(in)),
                     std::move(ev),
                     "Readahead fetches pages the reader never uses, so access is random or "
                     "sparse: call posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) on those files, "

@@ -48,7 +48,7 @@ void small_reads(const model::Report& r, const Thresholds& t, Candidates& out) {
     if (const auto s = capture_share(r, rd.time_ns)) ev.share("read_time_capture_share", round4(*s));
     out.push_back({{"small_reads", model::Severity::Warn,
                     fmt::format("most reads return less than {} (median {} over {} reads)",
-                                bytes_str(t.small_read_bytes), bytes_str(p50), count_str(rd.calls)),
+                                human_bytes(t.small_read_bytes), human_bytes(p50), human_count(rd.calls)),
                     std::move(ev),
                     "Read in larger requests: pack samples into shards or records of 1-100 MiB "
                     "(WebDataset tar, TFRecord, LMDB, HDF5 chunks) and read them in >= 1 MiB "
@@ -101,7 +101,7 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
                 "stops fetching unused pages, or stage the data on node-local NVMe or tmpfs.";
     out.push_back({{"random_access", large ? model::Severity::Info : model::Severity::Warn,
                     fmt::format("{} of accesses to {} data files are random (mean read {})",
-                                pct(share), files, bytes_str(mean)),
+                                pct(share), files, human_bytes(mean)),
                     std::move(ev), std::move(rec)},
                    share / t.random_share});
 }
@@ -153,7 +153,7 @@ void metadata_heavy(const model::Report& r, const Thresholds& t, Candidates& out
         .details("by_class", std::move(per_class));
     out.push_back({{"metadata_heavy", severity,
                     fmt::format("metadata calls take {} of file I/O time ({} calls)", pct(share),
-                                count_str(md_calls)),
+                                human_count(md_calls)),
                     std::move(ev),
                     "Open each file once and keep it open (persistent_workers=True so DataLoader "
                     "workers keep their handles across epochs; cache file lists instead of "
@@ -211,10 +211,10 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
         ev.count("busiest_epoch_opens", busiest->ops[IOLENS_OP_OPEN].calls);
     }
     const std::string title =
-        by_files ? fmt::format("{} files read, median size {}", count_str(files_read), bytes_str(*median))
+        by_files ? fmt::format("{} files read, median size {}", human_count(files_read), human_bytes(*median))
                  : fmt::format("epoch {} opened {} files for {} each", busiest->index,
-                               count_str(busiest->ops[IOLENS_OP_OPEN].calls),
-                               bytes_str(busiest->ops[IOLENS_OP_READ].bytes /
+                               human_count(busiest->ops[IOLENS_OP_OPEN].calls),
+                               human_bytes(busiest->ops[IOLENS_OP_READ].bytes /
                                          busiest->ops[IOLENS_OP_OPEN].calls));
     const double magnitude =
         by_files ? static_cast<double>(files_read) / static_cast<double>(t.small_files_min_files)

@@ -11,11 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "util/units.h"
+
 namespace iolens::report {
 
-std::string human_bytes(uint64_t bytes);  // "512 B", "1.50 KiB", "12.3 MiB", "123 GiB"
-std::string human_ns(uint64_t ns);        // "850 ns", "12.3 us", "1.23 ms", "45.7 s", "2.50 h", "113 d"
-std::string human_count(uint64_t n);      // "1,234,567"
+using iolens::human_bytes;  // util/units.h
+using iolens::human_count;
+using iolens::human_ns;
 // "97/3": a sequential share as whole percent sequential/random; "-" if empty.
 std::string seq_rand(std::optional<double> sequential_share);
 // human_count if it fits in width columns, else "12.3M"-style.
