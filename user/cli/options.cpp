@@ -36,4 +36,14 @@ Result<uint64_t> parse_duration(const std::string& text)
     return static_cast<uint64_t>(ns);
 }
 
+void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help)
+{
+    sub->add_option("--json", out.json_path, "Also write the JSON report to this file");
+    sub->add_option("--max-files", out.max_files, "Files listed in the report")->capture_default_str();
+    sub->add_option("--top", out.top, "Rows in the terminal's top tables")->capture_default_str();
+    sub->add_option("--color", out.color, "Colour the summary: auto, always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--rank-env", out.rank_env, rank_env_help);
+}
+
 }  // namespace iolens::cli

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "util/result.h"
 
 namespace iolens::cli {
@@ -20,5 +22,10 @@ struct OutputOptions {
     std::string color = "auto";  // auto|always|never
     std::string rank_env;        // --rank-env VAR: take ranks from VAR first
 };
+
+// Registers --json, --max-files, --top, --color and --rank-env on a
+// subcommand (record and report take the same ones); rank_env_help says what
+// --rank-env means there.
+void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help);
 
 }  // namespace iolens::cli

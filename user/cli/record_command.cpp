@@ -63,13 +63,8 @@ void register_record(CLI::App& app, Action& action)
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
     sub->add_flag("--drop-caches", opts->drop_caches,
                   "Sync and drop the page cache before tracing (test nodes: measures a cold run)");
-    sub->add_option("--json", opts->out.json_path, "Also write the JSON report to this file");
-    sub->add_option("--max-files", opts->out.max_files, "Files listed in the report")->capture_default_str();
-    sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
-    sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
-    sub->add_option("--rank-env", opts->out.rank_env,
-                    "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
+    add_output_options(sub, opts->out,
+                       "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
     sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB")->capture_default_str();
     // Hidden (empty group): for testing the fallback hooks on a kernel that
     // has the preferred ones.

@@ -20,14 +20,9 @@ void register_report(CLI::App& app, Action& action)
     auto opts = std::make_shared<ReportCliOptions>();
     auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
     sub->add_option("file", opts->input, "Recording to read")->capture_default_str();
-    sub->add_option("--json", opts->out.json_path, "Also write the JSON report to this file");
-    sub->add_option("--max-files", opts->out.max_files, "Files listed in the report")->capture_default_str();
-    sub->add_option("--top", opts->out.top, "Rows in the terminal's top tables")->capture_default_str();
-    sub->add_option("--color", opts->out.color, "Colour the summary: auto, always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
-    sub->add_option("--rank-env", opts->out.rank_env,
-                    "Environment variable holding each process's rank (must have been recorded: give it to "
-                    "record too)");
+    add_output_options(sub, opts->out,
+                       "Environment variable holding each process's rank (must have been recorded: give it to "
+                       "record too)");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
             auto report = analysis::summarize(opts->input, builder_options(opts->out));
