@@ -9,6 +9,7 @@
 
 #include "iolens/abi.h"
 #include "model/report_builder.h"
+#include "recording/record_buffer.h"
 
 using namespace iolens::model;
 
@@ -32,7 +33,6 @@ public:
 
     Stream& call(const Call& c) {
         iolens_syscall_rec r{};
-        r.hdr = {IOLENS_REC_SYSCALL, sizeof r};
         r.op = static_cast<uint8_t>(c.op);
         r.flags = c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0;
         r.pid = r.tid = c.pid;
@@ -43,43 +43,29 @@ public:
         r.ino = c.ino;
         r.dev = c.ino ? c.dev : 0;
         r.fd = c.ino ? 3 : -1;
-        return raw(&r, sizeof r);
+        buf.syscall(r);
+        return *this;
     }
     // components: leaf first, NUL-separated, as the kernel walk emits them.
     Stream& file(uint64_t ino, const std::string& components, uint8_t flags = 0,
                  uint64_t size = 0, uint32_t dev = kDev) {
         iolens_file_rec r{};
-        r.path_len = static_cast<uint16_t>(components.size());
-        r.hdr = {IOLENS_REC_FILE, static_cast<uint16_t>(offsetof(iolens_file_rec, path) + r.path_len)};
         r.flags = flags;
         r.pid = 100;
         r.dev = dev;
         r.ino = ino;
         r.size = size;
-        std::memcpy(r.path, components.data(), components.size());
-        return raw(&r, r.hdr.size);
+        buf.file(r, components);
+        return *this;
     }
     Stream& proc(uint16_t type, uint32_t pid, uint32_t ppid, uint64_t ts, const char* comm,
                  int32_t exit_code = 0) {
-        iolens_proc_rec r{};
-        r.hdr = {type, sizeof r};
-        r.pid = pid;
-        r.ppid = ppid;
-        r.ts_ns = ts;
-        r.exit_code = exit_code;
-        std::memcpy(r.comm, comm, std::min(sizeof r.comm, std::strlen(comm)));
-        return raw(&r, sizeof r);
+        buf.proc(type, pid, ppid, ts, comm, exit_code);
+        return *this;
     }
     Stream& exec(uint32_t pid, uint32_t ppid, uint64_t ts, const char* comm, const std::string& args) {
-        iolens_exec_rec r{};
-        r.args_len = static_cast<uint16_t>(args.size());
-        r.hdr = {IOLENS_REC_EXEC, static_cast<uint16_t>(offsetof(iolens_exec_rec, args) + r.args_len)};
-        r.pid = pid;
-        r.ppid = ppid;
-        r.ts_ns = ts;
-        std::memcpy(r.comm, comm, std::min(sizeof r.comm, std::strlen(comm)));
-        std::memcpy(r.args, args.data(), args.size());
-        return raw(&r, r.hdr.size);
+        buf.exec(pid, ppid, ts, comm, args);
+        return *this;
     }
     Stream& unknown(uint16_t type, uint16_t size) {
         std::vector<std::byte> r(size, std::byte{0xab});
@@ -88,17 +74,14 @@ public:
         return raw(r.data(), r.size());
     }
     Stream& raw(const void* p, size_t n) {
-        const auto* b = static_cast<const std::byte*>(p);
-        bytes.insert(bytes.end(), b, b + n);
-        boundaries.push_back(bytes.size());
+        buf.raw(p, n);
         return *this;
     }
     std::span<const std::byte> span(size_t n = SIZE_MAX) const {
-        return {bytes.data(), std::min(n, bytes.size())};
+        return buf.bytes().first(std::min(n, buf.size()));
     }
 
-    std::vector<std::byte> bytes;
-    std::vector<size_t> boundaries;  // end offset of each record
+    iolens::recording::RecordBuffer buf;
 };
 
 Report build(const Stream& s, BuilderOptions o = {}) {
@@ -422,7 +405,7 @@ TEST(ReportBuilderStream, SplitAcrossCallsEqualsOneCall) {
         s.call({.pid = 100u + i % 3, .ret = 4096, .requested = 4096, .offset = uint64_t(i) * 4096, .ino = 7});
     ReportBuilder b;
     size_t prev = 0;
-    for (size_t end : s.boundaries) {
+    for (size_t end : s.buf.boundaries()) {
         ASSERT_TRUE(b.add_records(s.span(end).subspan(prev)).ok());
         prev = end;
     }
@@ -442,12 +425,12 @@ TEST(ReportBuilderMalformed, EveryTruncationPointIsAnErrorWithItsOffset) {
     s.proc(IOLENS_REC_FORK, 200, 100, 2, "w");
     s.unknown(77, 9);
     s.proc(IOLENS_REC_EXIT, 200, 100, 3, "w");
-    for (size_t cut = 0; cut <= s.bytes.size(); ++cut) {
+    for (size_t cut = 0; cut <= s.buf.size(); ++cut) {
         ReportBuilder b;
         const auto r = b.add_records(s.span(cut));
         // The record the cut falls into starts at the last boundary <= cut.
         size_t start = 0, complete = 0;
-        for (size_t end : s.boundaries)
+        for (size_t end : s.buf.boundaries())
             if (end <= cut) start = end, ++complete;
         EXPECT_EQ(b.records_seen(), complete) << "cut at " << cut;
         if (cut == start) {
@@ -495,7 +478,7 @@ TEST(ReportBuilderMalformed, LengthFieldsMustFitTheRecord) {
         Stream s;
         s.file(7, std::string("abc\0", 4));
         uint16_t bad_len = 200;  // record still 52 bytes
-        std::memcpy(s.bytes.data() + offsetof(iolens_file_rec, path_len), &bad_len, sizeof bad_len);
+        std::memcpy(s.buf.data().data() + offsetof(iolens_file_rec, path_len), &bad_len, sizeof bad_len);
         ReportBuilder b;
         const auto r = b.add_records(s.span());
         ASSERT_FALSE(r.ok());
@@ -505,7 +488,7 @@ TEST(ReportBuilderMalformed, LengthFieldsMustFitTheRecord) {
         Stream s;
         s.exec(1, 0, 0, "x", std::string("x\0", 2));
         uint16_t bad_len = 2000;  // above IOLENS_ARGS_BYTES too
-        std::memcpy(s.bytes.data() + offsetof(iolens_exec_rec, args_len), &bad_len, sizeof bad_len);
+        std::memcpy(s.buf.data().data() + offsetof(iolens_exec_rec, args_len), &bad_len, sizeof bad_len);
         ReportBuilder b;
         const auto r = b.add_records(s.span());
         ASSERT_FALSE(r.ok());
@@ -542,7 +525,7 @@ TEST(ReportBuilderMalformed, RandomGarbageNeverCrashes) {
     s.proc(IOLENS_REC_EXIT, 100, 1, 3, "python3");
     std::mt19937 rng(1);
     for (int i = 0; i < 2000; ++i) {
-        std::vector<std::byte> bytes = s.bytes;
+        std::vector<std::byte> bytes = s.buf.data();
         for (int k = 0; k < 4; ++k)
             bytes[rng() % bytes.size()] = static_cast<std::byte>(rng());
         ReportBuilder b;

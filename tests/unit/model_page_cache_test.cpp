@@ -158,7 +158,7 @@ TEST(PageCacheModel, OldSyscallRecordsAreAcceptedWithoutCacheFigures) {
     s.syscall({.pid = 100, .ret = 4096, .ino = 7, .v1 = true});
     s.syscall({.pid = 100, .ret = 4096, .ino = 7, .cache_in = 4096});  // a new one between
     s.syscall({.pid = 100, .ret = 100, .ino = 7, .v1 = true});
-    ASSERT_EQ(s.bytes.size(), 72u + 104u + 72u);
+    ASSERT_EQ(s.span().size(), 72u + 104u + 72u);
     ReportBuilder b;
     ASSERT_TRUE(b.add_records(s.span()).ok());
     EXPECT_EQ(b.records_seen(), 3u);
@@ -189,7 +189,7 @@ TEST(PageCacheModel, ShortRecordsFlaggedCacheZeroAreAllHits) {
     s.syscall({.pid = 100, .ret = 4096, .ino = 7, .extra_flags = IOLENS_SC_CACHE_ZERO, .v1 = true});
     s.syscall({.pid = 100, .ret = 4096, .ino = 7, .cache_in = 4096});
     s.syscall({.pid = 100, .ret = 100, .ino = 7, .extra_flags = IOLENS_SC_CACHE_ZERO, .v1 = true});
-    ASSERT_EQ(s.bytes.size(), 72u + 104u + 72u);
+    ASSERT_EQ(s.span().size(), 72u + 104u + 72u);
     const Report r = build(s);
     EXPECT_EQ(r.totals[IOLENS_OP_READ].calls, 3u);
     EXPECT_EQ(r.page_cache.hit_bytes, 4196u);

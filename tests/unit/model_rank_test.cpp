@@ -135,7 +135,7 @@ TEST(Ranks, EnvChunkThroughReplay) {
     for (char ch : env0) chunk0.payload.push_back(static_cast<std::byte>(ch));
     ASSERT_TRUE(replay.apply(chunk0));
     const auto s = two_rank_job();
-    ASSERT_TRUE(replay.apply_records(s.bytes));
+    ASSERT_TRUE(replay.apply_records(s.bytes()));
     const auto r = replay.finish();
     ASSERT_EQ(r.ranks.size(), 2u);
     EXPECT_EQ(r.ranks[1].world_size, 2);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iolens/abi.h"
+#include "recording/record_buffer.h"
 
 namespace iolens::test {
 
@@ -28,8 +29,6 @@ public:
     };
     Records& syscall(const Read& c) {
         iolens_syscall_rec r{};
-        const uint16_t size = c.v1 ? IOLENS_SYSCALL_REC_V1_SIZE : sizeof r;
-        r.hdr = {IOLENS_REC_SYSCALL, size};
         r.op = static_cast<uint8_t>(c.op);
         r.flags = static_cast<uint8_t>((c.ino ? IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR : 0) |
                                        c.extra_flags);
@@ -44,18 +43,19 @@ public:
         r.cache_in_bytes = c.cache_in;
         r.readahead_bytes = c.readahead;
         r.blocked_ns = c.blocked;
-        return raw(&r, size);
+        buf.syscall(r, c.v1);
+        return *this;
     }
     Records& pagecache(uint8_t kind, uint8_t flags, uint32_t pid, uint64_t ino, uint64_t bytes) {
         iolens_pagecache_rec r{};
-        r.hdr = {IOLENS_REC_PAGECACHE, sizeof r};
         r.kind = kind;
         r.flags = flags;
         r.pid = r.tid = pid;
         r.dev = kFsDev;
         r.ino = ino;
         r.bytes = bytes;
-        return raw(&r, sizeof r);
+        buf.pagecache(r);
+        return *this;
     }
     struct Block {
         uint8_t op = IOLENS_BLK_READ;
@@ -71,7 +71,6 @@ public:
     };
     Records& block(const Block& b) {
         iolens_block_rec r{};
-        r.hdr = {IOLENS_REC_BLOCK, sizeof r};
         r.op = b.op;
         r.flags = b.flags;
         r.depth = b.depth;
@@ -82,16 +81,16 @@ public:
         r.issue_ns = b.issue_ns;
         r.queue_ns = b.queue_ns;
         r.service_ns = b.service_ns;
-        return raw(&r, sizeof r);
-    }
-    Records& raw(const void* p, size_t n) {
-        const auto* b = static_cast<const std::byte*>(p);
-        bytes.insert(bytes.end(), b, b + n);
+        buf.block(r);
         return *this;
     }
-    std::span<const std::byte> span() const { return bytes; }
+    Records& raw(const void* p, size_t n) {
+        buf.raw(p, n);
+        return *this;
+    }
+    std::span<const std::byte> span() const { return buf.bytes(); }
 
-    std::vector<std::byte> bytes;
+    recording::RecordBuffer buf;
 };
 
 }  // namespace iolens::test

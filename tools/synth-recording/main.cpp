@@ -23,6 +23,7 @@
 
 #include "iolens/abi.h"
 #include "recording/capture_json.h"
+#include "recording/record_buffer.h"
 #include "recording/recording.h"
 
 namespace {
@@ -61,15 +62,18 @@ class Synth {
 public:
     Synth(const Options& o, recording::Writer& w) : o_(o), w_(w), rng_{o.seed} {}
 
-    void rec(const void* p, size_t n) {
-        const auto* b = static_cast<const std::byte*>(p);
-        buf_.insert(buf_.end(), b, b + n);
+    // Counts the record just appended to buf_; writes a full chunk out.
+    void added() {
         ++events_;
         if (buf_.size() >= (1u << 20)) flush();
     }
+    void rec(const void* p, size_t n) {
+        buf_.raw(p, n);
+        added();
+    }
     void flush() {
         if (buf_.empty()) return;
-        if (auto r = w_.append_records(buf_); !r) die(r.error().message);
+        if (auto r = w_.append_records(buf_.bytes()); !r) die(r.error().message);
         buf_.clear();
     }
     [[noreturn]] static void die(const std::string& m) {
@@ -78,35 +82,20 @@ public:
     }
 
     void proc(uint16_t type, uint32_t pid, uint32_t ppid, uint64_t ts, const char* comm) {
-        iolens_proc_rec r{};
-        r.hdr = {type, sizeof r};
-        r.pid = pid;
-        r.ppid = ppid;
-        r.ts_ns = ts;
-        std::strncpy(r.comm, comm, sizeof r.comm - 1);
-        rec(&r, sizeof r);
+        buf_.proc(type, pid, ppid, ts, comm);
+        added();
     }
     void file_rec(uint32_t pid, uint64_t ino, uint64_t size, uint64_t ts) {
-        // Leaf first, NUL-separated: /data/train/shard-<k>/sample-<ino>.bin
-        std::string comp = "sample-" + std::to_string(ino) + ".bin";
-        comp += '\0';
-        comp += "shard-" + std::to_string(ino % 64);
-        comp += '\0';
-        comp += "train";
-        comp += '\0';
-        comp += "data";
-        comp += '\0';
         iolens_file_rec r{};
-        r.path_len = static_cast<uint16_t>(comp.size());
-        r.hdr = {IOLENS_REC_FILE, static_cast<uint16_t>(offsetof(iolens_file_rec, path) + comp.size())};
         r.pid = pid;
         r.dev = kDev;
         r.mode = 0100644;
         r.ino = ino;
         r.size = size;
         r.ts_ns = ts;
-        std::memcpy(r.path, comp.data(), comp.size());
-        rec(&r, r.hdr.size);
+        buf_.file(r, recording::path_components("/data/train/shard-" + std::to_string(ino % 64) + "/sample-" +
+                                                std::to_string(ino) + ".bin"));
+        added();
     }
     iolens_syscall_rec call(uint32_t pid, uint32_t tid, int op, uint64_t start, uint64_t dur, int64_t ret,
                             uint64_t ino, int fd) {
@@ -205,16 +194,9 @@ public:
 
         uint64_t t = kT0 + 1'000'000;
         {
-            iolens_exec_rec x{};
             const char args[] = "torchrun\0train.py";
-            x.hdr = {IOLENS_REC_EXEC, static_cast<uint16_t>(offsetof(iolens_exec_rec, args) + sizeof args)};
-            x.args_len = sizeof args;
-            x.pid = 1000;
-            x.ppid = 1;
-            x.ts_ns = t;
-            std::strncpy(x.comm, "torchrun", sizeof x.comm);
-            std::memcpy(x.args, args, sizeof args);
-            rec(&x, x.hdr.size);
+            buf_.exec(1000, 1, t, "torchrun", std::string_view(args, sizeof args));
+            added();
         }
         std::vector<uint32_t> rank_pid(o_.ranks);
         for (uint32_t k = 0; k < o_.ranks; ++k) {
@@ -240,14 +222,8 @@ public:
             if (o_.markers) {
                 const std::string text = "epoch/" + std::to_string(e);
                 for (uint32_t k = 0; k < o_.ranks; ++k) {
-                    iolens_marker_rec m{};
-                    m.hdr = {IOLENS_REC_MARKER,
-                             static_cast<uint16_t>(offsetof(iolens_marker_rec, text) + text.size())};
-                    m.text_len = static_cast<uint16_t>(text.size());
-                    m.pid = m.tid = rank_pid[k];
-                    m.ts_ns = t;
-                    std::memcpy(m.text, text.data(), text.size());
-                    rec(&m, m.hdr.size);
+                    buf_.marker(rank_pid[k], rank_pid[k], t, text);
+                    added();
                 }
             }
             // Ranks run side by side: interleave their workers (all ranks' workers
@@ -305,7 +281,7 @@ private:
     const Options& o_;
     recording::Writer& w_;
     Rng rng_;
-    std::vector<std::byte> buf_;
+    recording::RecordBuffer buf_;
     std::vector<bool> named_;
     uint64_t events_ = 0;
     uint64_t end_ns_ = 0;
