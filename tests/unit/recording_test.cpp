@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -1056,3 +1057,20 @@ TEST(RecordingStreaming, StopsWhenTheCallbackSaysSo) {
 
 }  // namespace
 }  // namespace iolens::recording
+
+TEST(RecordingFormat, DocsListEveryChunkTypeWithItsNumber) {
+    const auto doc_path = std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() /
+                          "docs" / "recording-format.md";
+    std::ifstream in(doc_path);
+    ASSERT_TRUE(in) << "docs/recording-format.md missing";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    for (const auto& t : iolens::recording::kChunkTypes) {
+        const std::string numbered = std::to_string(static_cast<uint32_t>(t.type)) + " " + t.name;
+        EXPECT_NE(doc.find(numbered), std::string::npos) << numbered << " missing from the chunk header";
+        EXPECT_NE(doc.find(std::string("| ") + t.name + " |"), std::string::npos) << t.name << " has no table row";
+        EXPECT_EQ(iolens::recording::chunk_type_name(t.type), t.name);
+    }
+    EXPECT_EQ(iolens::recording::chunk_type_name(static_cast<iolens::recording::ChunkType>(99)), "type 99");
+}

@@ -293,6 +293,12 @@ Result<ReadOutcome> read_chunks(const std::string& path, const std::function<boo
 
 }  // namespace
 
+std::string chunk_type_name(ChunkType type) {
+    for (const auto& t : kChunkTypes)
+        if (t.type == type) return t.name;
+    return "type " + std::to_string(static_cast<uint32_t>(type));
+}
+
 Result<ReadOutcome> read_file(const std::string& path) {
     std::vector<Chunk> chunks;
     auto r = read_chunks(path, [&](Chunk& c) {

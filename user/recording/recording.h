@@ -10,10 +10,9 @@
 //                          size and payload}
 //                          (16 bytes) + payload (at most kMaxChunkPayload).
 //
-// Chunk types (append-only): META (JSON: host, kernel, command, pids, probes,
-// clocks, options), RECORDS (a byte stream of whole kernel records from
-// iolens/abi.h, copied verbatim), PROCESS (JSON: a process known at attach),
-// END (JSON: end time, exit status, kernel counters, lost events).
+// Chunk types (append-only): kChunkTypes below names and describes each
+// (META, RECORDS, PROCESS, END, ENV); docs/recording-format.md lists the same
+// (a unit test checks).
 // A reader skips chunk types it does not know; it refuses a file whose
 // required-feature bits it does not know, naming them.
 //
@@ -62,6 +61,21 @@ enum class ChunkType : uint32_t {
     // which may hold secrets), read from /proc when it starts or at attach.
     Env = 5,
 };
+
+struct ChunkTypeInfo {
+    ChunkType type;
+    const char* name;     // "META", as the docs and messages call it
+    const char* payload;  // one line: what it holds
+};
+inline constexpr ChunkTypeInfo kChunkTypes[] = {
+    {ChunkType::Meta, "META", "JSON: the capture as known at start (recording/capture.h)"},
+    {ChunkType::Records, "RECORDS", "whole kernel records from iolens/abi.h, copied verbatim"},
+    {ChunkType::Process, "PROCESS", "JSON: a process known before its first event"},
+    {ChunkType::End, "END", "JSON: what is known at the end: duration, losses, counters, exit status, cost"},
+    {ChunkType::Env, "ENV", "JSON: the rank-related environment variables of one process"},
+};
+// "META", ...; "type N" for a type this reader does not know.
+std::string chunk_type_name(ChunkType type);
 
 struct Chunk {
     ChunkType type;  // may hold a value not listed above (a newer writer's type)
