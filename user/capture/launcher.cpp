@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/errno_text.h"
+
 namespace iolens::capture {
 
 namespace {
@@ -50,18 +52,18 @@ Result<Launcher> Launcher::fork_gated(const std::vector<std::string>& argv)
         return make_error("no command given to trace");
     int gate[2], error[2];
     if (pipe2(gate, O_CLOEXEC) != 0)
-        return make_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+        return errno_error("cannot create a pipe");
     if (pipe2(error, O_CLOEXEC) != 0) {
         close(gate[0]);
         close(gate[1]);
-        return make_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+        return errno_error("cannot create a pipe");
     }
     pid_t pid = fork();
     if (pid < 0) {
         int err = errno;
         for (int fd : {gate[0], gate[1], error[0], error[1]})
             close(fd);
-        return make_error(std::string("cannot fork: ") + std::strerror(err));
+        return errno_error("cannot fork", err);
     }
     if (pid == 0)
         child_main(argv, gate[0], error[1]);
@@ -101,7 +103,7 @@ Result<void> Launcher::release()
     released_ = true;
     char go = 1;
     if (write(gate_fd_, &go, 1) != 1)
-        return make_error(std::string("cannot start the command: ") + std::strerror(errno));
+        return errno_error("cannot start the command");
     close(gate_fd_);
     gate_fd_ = -1;
     int err = 0;
@@ -114,7 +116,7 @@ Result<void> Launcher::release()
     if (n == sizeof(err)) {
         if (err == ENOENT)
             return make_error(program_ + ": command not found");
-        return make_error(program_ + ": cannot execute: " + std::strerror(err));
+        return errno_error(program_ + ": cannot execute", err);
     }
     return {};
 }

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/errno_text.h"
+
 namespace iolens::capture {
 
 namespace {
@@ -26,7 +28,7 @@ Result<std::unique_ptr<RingReader>> RingReader::open(int map_fd)
     bpf_map_info info{};
     uint32_t len = sizeof(info);
     if (bpf_obj_get_info_by_fd(map_fd, &info, &len) != 0)
-        return make_error(std::string("cannot inspect the BPF ring buffer: ") + std::strerror(errno));
+        return errno_error("cannot inspect the BPF ring buffer");
     if (info.type != BPF_MAP_TYPE_RINGBUF)
         return make_error("internal error: map " + std::to_string(map_fd) + " is not a ring buffer");
     const long page = sysconf(_SC_PAGESIZE);
@@ -38,13 +40,13 @@ Result<std::unique_ptr<RingReader>> RingReader::open(int map_fd)
     r->consumer_map_ = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
     if (r->consumer_map_ == MAP_FAILED) {
         r->consumer_map_ = nullptr;
-        return make_error(std::string("cannot map the BPF ring buffer's consumer page: ") + std::strerror(errno));
+        return errno_error("cannot map the BPF ring buffer's consumer page");
     }
     r->producer_map_len_ = static_cast<size_t>(page) + 2 * r->size_;
     r->producer_map_ = mmap(nullptr, r->producer_map_len_, PROT_READ, MAP_SHARED, map_fd, page);
     if (r->producer_map_ == MAP_FAILED) {
         r->producer_map_ = nullptr;
-        return make_error(std::string("cannot map the BPF ring buffer's data: ") + std::strerror(errno));
+        return errno_error("cannot map the BPF ring buffer's data");
     }
     r->consumer_pos_ = static_cast<uint64_t*>(r->consumer_map_);
     r->producer_pos_ = static_cast<const uint64_t*>(r->producer_map_);
