@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "capture/signals.h"
 #include "util/errno_text.h"
 
 namespace iolens::capture {
@@ -17,8 +18,10 @@ namespace {
 
 [[noreturn]] void child_main(const std::vector<std::string>& argv, int gate_rd, int error_wr)
 {
-    // The recorder blocks these to read them from a signalfd; the command must
-    // start with the default mask and dispositions.
+    // The recorder blocks these to read them from a signalfd, and sets some
+    // dispositions of its own: the command starts with an empty mask and the
+    // dispositions iolens was started with.
+    restore_inherited_dispositions();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

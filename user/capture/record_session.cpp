@@ -10,7 +10,7 @@
 //   start_target    launch the command (held at its gate) or adopt the -p tree
 //   attach          (drop caches), attach, start the cost accounting
 //   write_start     META, the processes known at attach, their rank variables
-//   go_live         release the command's gate; from here the file is kept
+//   go_live         release the command's gate; the file gets its name
 //   event_loop      drain the ring until a stop reason (steps of its own below)
 //   teardown        detach, drain, read the counters, wait for the command
 //   write_end       END: counters, losses, devices, cost; close the file
@@ -116,8 +116,10 @@ private:
     const probes::Features& features_;
     const uint64_t started_mono_;
 
+    // Written under a temporary name until the command runs (go_live): a
+    // failure before that leaves no file, and an old one (-f) untouched.
     std::unique_ptr<recording::Writer> writer_;
-    bool keep_output_ = false;  // until tracing is live, a failure removes the file
+    std::string recording_path_;  // where it is: its name, or the temporary one if naming failed
     std::optional<SignalInbox> signals_;
     std::unique_ptr<probes::ProbeSet> probes_;
     std::unique_ptr<RecordStream> stream_;
@@ -136,21 +138,6 @@ private:
     uint64_t end_mono_ = 0;
 };
 
-namespace {
-
-// Removes the recording on scope exit unless the session decided to keep it.
-struct OutputGuard {
-    const std::string& path;
-    const bool& keep;
-    bool armed = false;
-    ~OutputGuard()
-    {
-        if (armed && !keep)
-            unlink(path.c_str());
-    }
-};
-
-}  // namespace
 
 Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features)
 {
@@ -164,7 +151,6 @@ Result<RecordOutcome> RecordSession::run()
         return r.error();
     if (auto r = open_output(); !r)
         return r.error();
-    OutputGuard guard{opt_.output_path, keep_output_, true};
     for (auto step : {&RecordSession::open_signals, &RecordSession::load_probes, &RecordSession::start_target,
                       &RecordSession::attach, &RecordSession::write_start, &RecordSession::go_live,
                       &RecordSession::event_loop})
@@ -175,7 +161,7 @@ Result<RecordOutcome> RecordSession::run()
         return r.error();
     if (!stream_->error().empty())
         return make_error("recording incomplete: " + stream_->error());
-    return RecordOutcome{child_status_.value_or(0)};
+    return RecordOutcome{child_status_.value_or(0), recording_path_};
 }
 
 Result<void> RecordSession::check_request() const
@@ -193,10 +179,12 @@ Result<void> RecordSession::open_output()
 {
     recording::WriterOptions wopt;
     wopt.force = opt_.force;
+    wopt.deferred = true;
     auto writer = recording::Writer::create(opt_.output_path, wopt);
     if (!writer)
         return writer.error();
     writer_ = std::move(writer.value());
+    recording_path_ = opt_.output_path;
     stream_ = std::make_unique<RecordStream>(*writer_);
     return {};
 }
@@ -334,8 +322,9 @@ Result<void> RecordSession::write_start()
 Result<void> RecordSession::go_live()
 {
     if (!launcher_) {
+        if (auto r = writer_->commit(); !r)
+            return r;
         spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt_.pid, stream_->live().size() - 1);
-        keep_output_ = true;
         return {};
     }
     if (auto r = launcher_->release(); !r) {
@@ -344,8 +333,13 @@ Result<void> RecordSession::go_live()
         // The error is the user's (command not found): 127/126 like a shell.
         return Error{r.error().message, shell_status(st)};
     }
+    // The command runs: whatever happens now is worth keeping.
+    if (auto r = writer_->commit(); !r)  // the command runs anyway, traced and waited for
+    {
+        recording_path_ = writer_->keep_temporary();
+        spdlog::error("{}: the recording is written to {} instead", r.error().message, recording_path_);
+    }
     spdlog::info("tracing live: {} (pid {})", opt_.command[0], launcher_->pid());
-    keep_output_ = true;  // the command runs: whatever happens now is worth keeping
     return {};
 }
 

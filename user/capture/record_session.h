@@ -36,6 +36,7 @@ struct RecordOptions {
 
 struct RecordOutcome {
     int exit_status = 0;  // the command's (shell convention), or 0 with -p
+    std::string recording_path;  // where the recording is (output_path, unless naming it failed)
 };
 
 Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features);

@@ -3,6 +3,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <iterator>
 #include <utility>
 
 #include "util/errno_text.h"
@@ -11,7 +12,10 @@ namespace iolens::capture {
 
 namespace {
 
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kTaken[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+struct sigaction g_inherited[sizeof(kTaken) / sizeof(kTaken[0])];
+bool g_taken = false;
 
 sigset_t recorder_signals()
 {
@@ -24,6 +28,25 @@ sigset_t recorder_signals()
 }
 
 }  // namespace
+
+void take_signal_dispositions()
+{
+    for (size_t i = 0; i < std::size(kTaken); ++i) {
+        struct sigaction sa {};
+        sa.sa_handler = kTaken[i] == SIGPIPE ? SIG_IGN : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(kTaken[i], &sa, &g_inherited[i]);
+    }
+    g_taken = true;
+}
+
+void restore_inherited_dispositions()
+{
+    if (!g_taken)
+        return;
+    for (size_t i = 0; i < std::size(kTaken); ++i)
+        sigaction(kTaken[i], &g_inherited[i], nullptr);
+}
 
 Result<SignalInbox> SignalInbox::open()
 {

@@ -1,5 +1,5 @@
 #pragma once
-// The recorder's signals: SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked and
+// The recorder's signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD are blocked and
 // read from a signalfd by the event loop for as long as a SignalInbox lives;
 // the mask (and nothing pending of ours) is restored when it goes.
 #include <signal.h>
@@ -8,6 +8,16 @@
 #include "util/result.h"
 
 namespace iolens::capture {
+
+// Once, first thing in main: remembers the dispositions iolens inherited and
+// sets those it needs. SIGPIPE is ignored (a closed stdout, `| head`, must not
+// kill the recorder and abandon the job); SIGINT, SIGTERM, SIGHUP and SIGQUIT
+// go back to their defaults, since a shell starts a background job with
+// SIGINT and SIGQUIT ignored and an ignored signal never reaches a signalfd.
+void take_signal_dispositions();
+// In the child about to exec the traced command: the dispositions iolens
+// inherited, so the command runs as it would have without iolens.
+void restore_inherited_dispositions();
 
 class SignalInbox {
 public:

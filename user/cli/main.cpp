@@ -8,10 +8,12 @@
 #include <exception>
 #include <iostream>
 
+#include "capture/signals.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv)
 {
+    iolens::capture::take_signal_dispositions();
     auto logger = spdlog::stderr_color_mt("iolens");
     logger->set_pattern("iolens: %^%l%$: %v");
     spdlog::set_default_logger(logger);

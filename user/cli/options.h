@@ -21,6 +21,7 @@ struct OutputOptions {
     size_t top = 10;
     std::string color = "auto";  // auto|always|never
     std::string rank_env;        // --rank-env VAR: take ranks from VAR first
+    bool force = false;          // -f: replace an existing JSON report
 };
 
 // Registers --json, --max-files, --top, --color and --rank-env on a

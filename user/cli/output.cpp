@@ -2,13 +2,11 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include "report/json_renderer.h"
 #include "report/terminal_renderer.h"
+#include "util/output_file.h"
 
 namespace iolens::cli {
 
@@ -20,18 +18,23 @@ model::BuilderOptions builder_options(const OutputOptions& options)
     return b;
 }
 
+Result<void> check_outputs(const OutputOptions& options, const std::string& recording)
+{
+    if (options.json_path.empty())
+        return {};
+    if (same_file(options.json_path, recording))
+        return make_error("--json " + options.json_path + " and the recording " + recording +
+                          " are the same file: give the JSON report a name of its own");
+    return check_output_path(options.json_path, options.force, "the JSON report");
+}
+
 Result<void> emit_report(const model::Report& report, const OutputOptions& options)
 {
-    if (!options.json_path.empty()) {
-        std::ofstream out(options.json_path, std::ios::binary | std::ios::trunc);
-        if (!out)
-            return make_error("cannot write the JSON report to " + options.json_path + ": " +
-                              std::strerror(errno));
-        out << report::report_to_json_text(report) << '\n';
-        if (!out.flush())
-            return make_error("cannot write the JSON report to " + options.json_path + ": " +
-                              std::strerror(errno));
-    }
+    if (!options.json_path.empty())
+        if (auto r = write_output_file(options.json_path, options.force, "the JSON report",
+                                       report::report_to_json_text(report) + "\n");
+            !r)
+            return r;
     report::TerminalOptions t;
     t.color = options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO));
     t.top_n = options.top;

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "probes/features.h"
+#include "util/output_file.h"
 
 namespace iolens::cli {
 
@@ -31,8 +32,9 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     }
     if (cli.output.empty())
         return make_error("empty output path (-o)");
-    if (!cli.out.json_path.empty() && cli.out.json_path == cli.output)
-        return make_error("--json and -o name the same file: " + cli.output);
+    if (!cli.out.json_path.empty() && same_file(cli.out.json_path, cli.output))
+        return make_error("--json " + cli.out.json_path + " and the recording " + cli.output +
+                          " are the same file: give the JSON report a name of its own");
     o.output_path = cli.output;
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;
@@ -87,18 +89,34 @@ void register_record(CLI::App& app, Action& action)
             options->started_mono_ns =
                 static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(started).count());
             auto features = probes::Features::probe();
+            if (!features.can_trace()) {
+                spdlog::error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
+                return 1;
+            }
+            // The outputs before anything runs: a bad path must not cost a run.
+            OutputOptions out = opts->out;
+            out.force = opts->force;
+            if (auto r = check_output_path(options->output_path, options->force, "the recording"); !r) {
+                spdlog::error("{}", r.error().message);
+                return 2;
+            }
+            if (auto r = check_outputs(out, options->output_path); !r) {
+                spdlog::error("{}", r.error().message);
+                return 2;
+            }
             auto outcome = capture::run_record(*options, features);
             if (!outcome) {
                 spdlog::error("{}", outcome.error().message);
                 return outcome.error().exit_status;
             }
-            spdlog::info("recording written to {}", options->output_path);
-            auto report = analysis::summarize(options->output_path, builder_options(opts->out));
+            spdlog::info("recording written to {}", outcome->recording_path);
+            auto report = analysis::summarize(outcome->recording_path, builder_options(opts->out));
             if (!report) {
-                spdlog::error("cannot read back the recording {}: {}", options->output_path, report.error().message);
+                spdlog::error("cannot read back the recording {}: {}", outcome->recording_path,
+                              report.error().message);
                 return 1;
             }
-            if (auto r = emit_report(*report, opts->out); !r) {
+            if (auto r = emit_report(*report, out); !r) {
                 spdlog::error("{}", r.error().message);
                 return 1;
             }

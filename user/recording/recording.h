@@ -88,14 +88,17 @@ inline std::string_view payload_text(const Chunk& chunk) {
 }
 
 struct WriterOptions {
-    bool force = false;  // replace an existing file (unlinking it first, never following it)
+    bool force = false;  // replace an existing regular file or symlink (util/output_file.h)
     size_t flush_bytes = 1 << 20;  // RECORDS chunk size that triggers a write
+    // Keep the file under a temporary name until commit() (else it gets its
+    // name at once): `record` commits once the traced command runs, so a
+    // failure before that leaves an old recording intact and no new file.
+    bool deferred = false;
 };
 
-// Writes a recording. Creates the file with mode 0600 (whatever the umask),
-// O_EXCL and O_NOFOLLOW: it never truncates or writes through a file it did not
-// create. With force, an existing path is unlinked first (a symlink itself, not
-// its target); a directory is refused.
+// Writes a recording, through util/output_file.h: a fresh file of mode 0600
+// (whatever the umask), never a write through a file or symlink it did not
+// create; with force only a regular file or a symlink is replaced.
 //
 // After a failed write (disk full, ...) the file is cut back to the last whole
 // chunk and every later call returns an Error: the file stays a readable,
@@ -118,8 +121,13 @@ public:
     // when nothing is buffered.
     Result<void> flush();
     // Flushes and closes the file, reporting any error (the destructor can only
-    // log). Later calls return an Error.
+    // log). Later calls return an Error. An uncommitted file is removed.
     Result<void> close();
+    // Gives the file its name (see WriterOptions::deferred).
+    Result<void> commit();
+    bool committed() const;
+    // After a failed commit: the file stays under its temporary name, returned.
+    const std::string& keep_temporary();
 
     const std::string& path() const;
     // Bytes in the file so far (header and whole chunks; not the buffer).

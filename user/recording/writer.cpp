@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -14,20 +15,12 @@
 #include "recording/format.h"
 #include "recording/recording.h"
 #include "util/errno_text.h"
+#include "util/output_file.h"
 
 namespace iolens::recording {
 
 
 namespace {
-
-bool is_directory_nofollow(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-Error directory_error(const std::string& path) {
-    return make_error(path + " is a directory; give a file name for the recording");
-}
 
 // Writes every byte of iov[0..count) with one loop, resuming after partial
 // writes and EINTR. Returns 0 or the errno of the failure.
@@ -57,6 +50,7 @@ int write_all(int fd, struct iovec* iov, int count) {
 
 struct Writer::Impl {
     std::string path;
+    std::optional<OutputFile> file;
     int fd = -1;
     size_t flush_bytes = 0;
     std::vector<std::byte> records;  // the RECORDS chunk being filled
@@ -110,35 +104,9 @@ struct Writer::Impl {
 };
 
 Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, WriterOptions options) {
-    if (path.empty()) return make_error("no file name given for the recording");
-
-    if (options.force && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
-        int err = errno;
-        // unlink never follows a symlink; on a directory Linux says EISDIR
-        // (POSIX allows EPERM).
-        if (err == EISDIR || (err == EPERM && is_directory_nofollow(path))) {
-            return directory_error(path);
-        }
-        return make_error("cannot replace " + path + ": " + errno_text(err));
-    }
-
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        int err = errno;
-        if (err == EEXIST) {
-            if (is_directory_nofollow(path)) return directory_error(path);
-            return make_error(path + " exists; use -f to replace it");
-        }
-        return make_error("cannot create " + path + ": " + errno_text(err));
-    }
-    // The umask may have taken bits away (or a 0 umask left them); the recording
-    // holds paths and command lines, so it is private to its owner: exactly 0600.
-    auto abandon = [&](const std::string& what, int err) -> Error {
-        ::close(fd);
-        ::unlink(path.c_str());  // we created it a moment ago with O_EXCL
-        return make_error(what + " " + path + ": " + errno_text(err));
-    };
-    if (::fchmod(fd, 0600) != 0) return abandon("cannot set mode 0600 on", errno);
+    auto file = OutputFile::create(path, options.force, "the recording");
+    if (!file) return file.error();
+    const int fd = file->fd();
 
     uint8_t header[kFileHeaderSize] = {};
     std::memcpy(header + detail::kOffMagic, kMagic, sizeof(kMagic));
@@ -147,17 +115,26 @@ Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, WriterOp
     detail::put_le64(header + detail::kOffRequired, kFeatureRecordsV1);
     detail::put_le64(header + detail::kOffOptional, 0);
     struct iovec iov = {header, sizeof(header)};
-    if (int err = write_all(fd, &iov, 1); err != 0) return abandon("cannot write to", err);
+    if (int err = write_all(fd, &iov, 1); err != 0) return errno_error("cannot write to " + path, err);
 
     std::unique_ptr<Writer> w(new Writer());
     w->impl_ = std::make_unique<Impl>();
     w->impl_->path = path;
+    w->impl_->file.emplace(std::move(file.value()));
     w->impl_->fd = fd;
     w->impl_->flush_bytes = std::min<size_t>(options.flush_bytes, kMaxChunkPayload);
     w->impl_->records.reserve(std::min<size_t>(w->impl_->flush_bytes, 4u << 20));
     w->impl_->written = sizeof(header);
+    if (!options.deferred)
+        if (auto r = w->commit(); !r) return r.error();
     return w;
 }
+
+Result<void> Writer::commit() { return impl_->file->commit(); }
+
+bool Writer::committed() const { return impl_->file->committed(); }
+
+const std::string& Writer::keep_temporary() { return impl_->file->keep_temporary(); }
 
 Writer::~Writer() {
     if (!impl_ || impl_->fd < 0) return;
@@ -168,7 +145,7 @@ Writer::~Writer() {
     } catch (...) {
         // Never throw from a destructor (spdlog formatting or allocation).
     }
-    ::close(impl_->fd);
+    // The OutputFile closes the descriptor (and removes an uncommitted file).
     impl_->fd = -1;
 }
 
@@ -200,9 +177,7 @@ Result<void> Writer::close() {
     if (impl_->fd < 0) return impl_->usable();
     // After an earlier failed write this returns that failure; close anyway.
     Result<void> result = impl_->flush_records();
-    if (::close(impl_->fd) != 0 && result.ok()) {
-        result = make_error("cannot write to " + impl_->path + ": " + errno_text(errno));
-    }
+    if (auto r = impl_->file->close(); !r && result.ok()) result = r;
     impl_->fd = -1;
     if (impl_->failure.empty()) impl_->failure = impl_->path + " is already closed";
     return result;
