@@ -167,5 +167,34 @@ TEST_F(OutputSafety, ABackgroundedRecorderStillStopsOnSigint)
     EXPECT_NE(r.err.find("recording written"), std::string::npos) << r.err;
 }
 
+TEST_F(OutputSafety, ADiskFullMidRunNeverAbandonsTheJobAndSaysWhatWasLost)
+{
+    // A 256 KiB tmpfs for the recording: the first 1 MiB RECORDS chunk does
+    // not fit, the END chunk does.
+    const std::string small = dir / "small";
+    ASSERT_EQ(::mkdir(small.c_str(), 0700), 0);
+    ASSERT_EQ(run({"mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small}).exit_status, 0);
+    struct Unmount {
+        std::string path;
+        ~Unmount() { run({"umount", "-l", path}); }
+    } unmount{small};
+    const uint64_t n = 50000;
+    auto r = run({iolens_bin(), "record", "-o", small + "/r.iolens", "--json", dir / "j.json", "--", "sh", "-c",
+                  std::string(workload_bin()) + " pread-loop --file " + (dir / "f") + " --count " + std::to_string(n) +
+                      " && echo job-finished && exit 5"});
+    EXPECT_EQ(r.exit_status, 5) << r.err;  // the job's own status
+    EXPECT_NE(r.out.find("job-finished"), std::string::npos) << "the job did not run to its end";
+    EXPECT_NE(r.err.find("the job keeps running"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("could not be written"), std::string::npos) << r.err;
+    auto j = load_json(dir / "j.json");
+    const auto lost = j["capture"]["lost_detail"].value("not_written", uint64_t{0});
+    EXPECT_GT(lost, 0u);
+    EXPECT_GE(j["totals"]["read"]["calls"].get<uint64_t>() + lost, n);
+    EXPECT_EQ(j["capture"]["exit_status"], 5);
+    // What was written reads back as a recording.
+    auto rep = run({iolens_bin(), "report", small + "/r.iolens"});
+    EXPECT_TRUE(rep.exit_status == 0 || rep.exit_status == 3) << rep.err;
+}
+
 }  // namespace
 }  // namespace iolens::test

@@ -627,7 +627,7 @@ TEST(RecordingWriter, WriteFailureNamesTheFileAndLeavesAReadablePrefix) {
     {
         // The next chunk crosses the limit: a partial write, then EFBIG.
         FileSizeLimit limit(good + 30);
-        auto r = w->append_records(to_bytes(pattern(200, 9)));
+        auto r = w->append_records(to_bytes(pattern(200, 9)), 5);
         ASSERT_OK(r);  // buffered only
         auto f = w->flush();
         ASSERT_FALSE(f.ok());
@@ -637,19 +637,23 @@ TEST(RecordingWriter, WriteFailureNamesTheFileAndLeavesAReadablePrefix) {
     }
     EXPECT_EQ(fs::file_size(path), good);  // the partial chunk was cut off
     EXPECT_EQ(w->bytes_written(), good);
-    // Sticky: later writes fail too, and do not append after the failed chunk.
-    auto later = w->write_json_chunk(ChunkType::End, kEnd);
-    ASSERT_FALSE(later.ok());
-    EXPECT_TRUE(Contains(later.error().message, path));
-    EXPECT_FALSE(w->close().ok());
+    EXPECT_EQ(w->loss().chunks, 1u);
+    EXPECT_EQ(w->loss().bytes, 16u + 200u);
+    EXPECT_EQ(w->loss().records, 5u);
+    EXPECT_TRUE(Contains(w->loss().error, "File too large"));
+    // Space came back: the next chunk goes where the lost one would have been
+    // (no hole, no partial chunk before it).
+    ASSERT_OK(w->write_json_chunk(ChunkType::End, kEnd));
+    ASSERT_OK(w->close());
     w.reset();
-    EXPECT_EQ(fs::file_size(path), good);
+    EXPECT_EQ(fs::file_size(path), good + 16 + std::string(kEnd).size());
 
     auto r = read_file(path);
     ASSERT_TRUE(r.ok()) << r.error().message;
-    EXPECT_FALSE(r->complete);
-    ASSERT_EQ(r->chunks.size(), 1u);
+    EXPECT_TRUE(r->complete);
+    ASSERT_EQ(r->chunks.size(), 2u);
     EXPECT_EQ(payload_text(r->chunks[0]), kMeta);
+    EXPECT_EQ(payload_text(r->chunks[1]), kEnd);
 }
 
 // --- reader: not a recording ----------------------------------------------------------

@@ -106,6 +106,7 @@ private:
     bool should_stop(uint64_t now, std::string& reason);
     recording::CostInfo measure_cost() const;
     Result<void> write_env(pid_t pid);
+    void warn_write_failure();
     void note(const Result<void>& r)
     {
         if (!r)
@@ -129,6 +130,7 @@ private:
     std::vector<pid_t> targets_;                    // the pids the user named or launched
     std::vector<recording::ProcessInfo> initial_;   // processes known at attach
     std::optional<int> child_status_;
+    bool warned_write_ = false;
 
     uint64_t attach_mono_ = 0;
     uint64_t cpu_at_attach_ = 0;
@@ -157,11 +159,15 @@ Result<RecordOutcome> RecordSession::run()
         if (auto r = (this->*step)(); !r)
             return r.error();
     teardown();
+    warn_write_failure();
     if (auto r = write_end(); !r)
-        return r.error();
-    if (!stream_->error().empty())
-        return make_error("recording incomplete: " + stream_->error());
-    return RecordOutcome{child_status_.value_or(0), recording_path_};
+        // The job is done and its status known: say what the file lacks.
+        spdlog::error("the recording has no end marker ({}): it reads as partial", r.error().message);
+    const auto& loss = writer_->loss();
+    if (loss.chunks)
+        spdlog::error("{} chunk(s), {} bytes holding {} records, could not be written to {}", loss.chunks,
+                      loss.bytes, loss.records, recording_path_);
+    return RecordOutcome{child_status_.value_or(0), recording_path_, loss.chunks != 0};
 }
 
 Result<void> RecordSession::check_request() const
@@ -445,10 +451,22 @@ Result<void> RecordSession::event_loop()
             last_flush = now;
             note(writer_->flush());
         }
-        if (!stream_->error().empty())
-            return make_error("recording stopped: " + stream_->error());
+        warn_write_failure();
     }
     return {};
+}
+
+// A write failure (disk full) never ends the capture: the job keeps running,
+// traced and waited for; what cannot be written is counted (WriteLoss) and
+// the END chunk says so if it can be written.
+void RecordSession::warn_write_failure()
+{
+    if (stream_->error().empty() || warned_write_)
+        return;
+    warned_write_ = true;
+    spdlog::error("{}; the job keeps running and is waited for: records that cannot be written are counted as "
+                  "lost",
+                  stream_->error());
 }
 
 void RecordSession::teardown()
@@ -510,6 +528,11 @@ Result<void> RecordSession::write_end()
             capture_.lost_detail[name] = counters[name];
     if (counters["records"] > stream_->records())
         capture_.lost_detail["undelivered"] = counters["records"] - stream_->records();
+    // Records that reached the recorder but not the file (disk full).
+    if (auto r = writer_->flush(); !r)
+        stream_->note_error(r.error().message);
+    if (writer_->loss().records)
+        capture_.lost_detail["not_written"] = writer_->loss().records;
     capture_.lost_events = 0;
     for (const auto& [_, n] : capture_.lost_detail)
         capture_.lost_events += n;

@@ -37,6 +37,7 @@ struct RecordOptions {
 struct RecordOutcome {
     int exit_status = 0;  // the command's (shell convention), or 0 with -p
     std::string recording_path;  // where the recording is (output_path, unless naming it failed)
+    bool incomplete = false;     // some of it could not be written (disk full): it says how much
 };
 
 Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features);

@@ -37,6 +37,7 @@ void RecordStream::on_sample(const void* data, size_t size)
 {
     const auto* bytes = static_cast<const std::byte*>(data);
     size_t off = 0;
+    const uint64_t before = records_;
     do {
         records_++;
         if (size - off < sizeof(iolens_rec_hdr))
@@ -49,7 +50,7 @@ void RecordStream::on_sample(const void* data, size_t size)
         off += len;
     } while (off < size);
     // The writer buffers records into chunks itself.
-    if (auto r = writer_.append_records({bytes, size}); !r)
+    if (auto r = writer_.append_records({bytes, size}, records_ - before); !r)
         note_error(r.error().message);
 }
 

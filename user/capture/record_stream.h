@@ -30,8 +30,8 @@ public:
     // be read while they still run).
     std::vector<uint32_t> take_execs();
 
-    // The first write error, which stops the recording; note() keeps the
-    // first of later ones too.
+    // The first write error (the recording goes on: recording::WriteLoss
+    // counts what could not be written).
     const std::string& error() const { return error_; }
     void note_error(const std::string& message);
 

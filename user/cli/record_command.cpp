@@ -110,17 +110,23 @@ void register_record(CLI::App& app, Action& action)
                 return outcome.error().exit_status;
             }
             spdlog::info("recording written to {}", outcome->recording_path);
+            // From here the command has run: its exit status is what record
+            // exits with. iolens's own failures are said on stderr, and turn
+            // a successful command's 0 into 1 so that they are not missed.
+            const auto status = [&](bool iolens_ok) {
+                return outcome->exit_status != 0 || iolens_ok ? outcome->exit_status : 1;
+            };
             auto report = analysis::summarize(outcome->recording_path, builder_options(opts->out));
             if (!report) {
                 spdlog::error("cannot read back the recording {}: {}", outcome->recording_path,
                               report.error().message);
-                return 1;
+                return status(false);
             }
             if (auto r = emit_report(*report, out); !r) {
                 spdlog::error("{}", r.error().message);
-                return 1;
+                return status(false);
             }
-            return outcome->exit_status;
+            return status(!outcome->incomplete);
         };
     });
 }

@@ -100,9 +100,19 @@ struct WriterOptions {
 // (whatever the umask), never a write through a file or symlink it did not
 // create; with force only a regular file or a symlink is replaced.
 //
+// What failed writes cost (loss()): chunks, their bytes, and the records
+// they held as append_records counted them.
+struct WriteLoss {
+    uint64_t chunks = 0;
+    uint64_t bytes = 0;
+    uint64_t records = 0;
+    std::string error;  // the last failure
+};
+
 // After a failed write (disk full, ...) the file is cut back to the last whole
-// chunk and every later call returns an Error: the file stays a readable,
-// partial recording.
+// chunk, so it stays a readable recording; the chunk is lost (counted in
+// loss()), and the next one is written where it would have gone: a recorder
+// keeps going when space comes back, and its END chunk can say what was lost.
 class Writer {
 public:
     static Result<std::unique_ptr<Writer>> create(const std::string& path, WriterOptions options);
@@ -113,10 +123,11 @@ public:
     // Writes one chunk holding json_text (META, PROCESS, END). Buffered RECORDS
     // are written out first, so chunks reach the file in call order.
     Result<void> write_json_chunk(ChunkType type, const std::string& json_text);
-    // Appends whole records to the current RECORDS chunk, writing it out once it
-    // reaches flush_bytes. The records must be complete (never split); a single
-    // call may carry at most kMaxChunkPayload bytes.
-    Result<void> append_records(std::span<const std::byte> records);
+    // Appends whole records (count of them, for loss()) to the current
+    // RECORDS chunk, writing it out once it reaches flush_bytes. The records
+    // must be complete (never split); a single call may carry at most
+    // kMaxChunkPayload bytes.
+    Result<void> append_records(std::span<const std::byte> records, uint64_t count = 0);
     // Writes out the buffered RECORDS chunk now (e.g. on a timer). Does nothing
     // when nothing is buffered.
     Result<void> flush();
@@ -132,6 +143,7 @@ public:
     const std::string& path() const;
     // Bytes in the file so far (header and whole chunks; not the buffer).
     uint64_t bytes_written() const;
+    const WriteLoss& loss() const;
 
 private:
     Writer() = default;

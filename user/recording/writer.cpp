@@ -54,11 +54,13 @@ struct Writer::Impl {
     int fd = -1;
     size_t flush_bytes = 0;
     std::vector<std::byte> records;  // the RECORDS chunk being filled
+    uint64_t buffered_records = 0;   // records in it, as the caller counted them
     uint64_t written = 0;            // bytes in the file: header + whole chunks
-    std::string failure;             // set once a write failed or the file was closed
+    WriteLoss loss;                  // what failed writes cost
+    std::string closed;              // set once the file was closed
 
     Result<void> usable() const {
-        if (!failure.empty()) return make_error(failure);
+        if (!closed.empty()) return make_error(closed);
         return {};
     }
 
@@ -81,15 +83,19 @@ struct Writer::Impl {
         int err = write_all(fd, iov, size > 0 ? 2 : 1);
         if (err != 0) {
             // Cut the file back to the last whole chunk (this file is ours: we
-            // created it), so it stays a clean partial recording.
+            // created it), so it stays a clean partial recording, and write
+            // the next chunk there: space may come back (disk full).
             int rc;
             do {
                 rc = ::ftruncate(fd, static_cast<off_t>(written));
             } while (rc != 0 && errno == EINTR);
-            failure = "cannot write to " + path + ": " + errno_text(err) +
-                      (rc == 0 ? " (the recording keeps its first " : " (a partial chunk follows its first ") +
-                      std::to_string(written) + " bytes)";
-            return make_error(failure);
+            if (rc == 0) ::lseek(fd, static_cast<off_t>(written), SEEK_SET);
+            loss.error = "cannot write to " + path + ": " + errno_text(err) +
+                         (rc == 0 ? " (the recording keeps its first " : " (a partial chunk follows its first ") +
+                         std::to_string(written) + " bytes)";
+            loss.chunks++;
+            loss.bytes += sizeof(header) + size;
+            return make_error(loss.error);
         }
         written += sizeof(header) + size;
         return {};
@@ -98,7 +104,9 @@ struct Writer::Impl {
     Result<void> flush_records() {
         if (records.empty()) return usable();
         auto r = write_chunk(ChunkType::Records, records.data(), records.size());
-        records.clear();  // written, or lost with the failed write (the error says so)
+        if (!r && closed.empty()) loss.records += buffered_records;
+        records.clear();  // written, or lost with the failed write (counted, and the error says so)
+        buffered_records = 0;
         return r;
     }
 };
@@ -139,7 +147,7 @@ const std::string& Writer::keep_temporary() { return impl_->file->keep_temporary
 Writer::~Writer() {
     if (!impl_ || impl_->fd < 0) return;
     try {
-        if (impl_->failure.empty() && !impl_->records.empty()) {
+        if (impl_->closed.empty() && !impl_->records.empty()) {
             if (auto r = impl_->flush_records(); !r) spdlog::warn("recording: {}", r.error().message);
         }
     } catch (...) {
@@ -154,7 +162,7 @@ Result<void> Writer::write_json_chunk(ChunkType type, const std::string& json_te
     return impl_->write_chunk(type, json_text.data(), json_text.size());
 }
 
-Result<void> Writer::append_records(std::span<const std::byte> records) {
+Result<void> Writer::append_records(std::span<const std::byte> records, uint64_t count) {
     if (auto ok = impl_->usable(); !ok) return ok;
     if (records.empty()) return {};
     if (records.size() > kMaxChunkPayload) {
@@ -167,6 +175,7 @@ Result<void> Writer::append_records(std::span<const std::byte> records) {
         if (auto r = impl_->flush_records(); !r) return r;
     }
     impl_->records.insert(impl_->records.end(), records.begin(), records.end());
+    impl_->buffered_records += count;
     if (impl_->records.size() >= impl_->flush_bytes) return impl_->flush_records();
     return {};
 }
@@ -179,12 +188,14 @@ Result<void> Writer::close() {
     Result<void> result = impl_->flush_records();
     if (auto r = impl_->file->close(); !r && result.ok()) result = r;
     impl_->fd = -1;
-    if (impl_->failure.empty()) impl_->failure = impl_->path + " is already closed";
+    if (impl_->closed.empty()) impl_->closed = impl_->path + " is already closed";
     return result;
 }
 
 const std::string& Writer::path() const { return impl_->path; }
 
 uint64_t Writer::bytes_written() const { return impl_->written; }
+
+const WriteLoss& Writer::loss() const { return impl_->loss; }
 
 }  // namespace iolens::recording
