@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "selftest/scenario.h"
+#include "util/errno_text.h"
 
 namespace iolens::selftest {
 
@@ -30,7 +31,7 @@ struct Pipes {
 [[noreturn]] void die(char role, const char* what)
 {
     char msg[256];
-    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, std::strerror(errno));
+    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, errno_text().c_str());
     (void)!write(2, msg, static_cast<size_t>(n));
     _exit(1);
 }
@@ -136,13 +137,13 @@ int run_workload(const std::string& dir, int report_fd)
     for (const auto& w : selftest::workers()) {
         Started s{&w, -1, {}};
         if (pipe(s.pipes.to_worker) != 0 || pipe(s.pipes.from_worker) != 0) {
-            std::fprintf(stderr, "iolens self-test: cannot create a pipe: %s\n", std::strerror(errno));
+            std::fprintf(stderr, "iolens self-test: cannot create a pipe: %s\n", errno_text().c_str());
             ok = false;
             break;
         }
         s.pid = fork();
         if (s.pid < 0) {
-            std::fprintf(stderr, "iolens self-test: cannot fork: %s\n", std::strerror(errno));
+            std::fprintf(stderr, "iolens self-test: cannot fork: %s\n", errno_text().c_str());
             ok = false;
             break;
         }
@@ -176,7 +177,7 @@ int run_workload(const std::string& dir, int report_fd)
         lines += std::string(1, s.plan->role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
     }
     if (write(report_fd, lines.data(), lines.size()) != static_cast<ssize_t>(lines.size())) {
-        std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", std::strerror(errno));
+        std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", errno_text().c_str());
         return 1;
     }
     return ok ? 0 : 1;
