@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "selftest/checks.h"
 #include "selftest/scenario.h"
@@ -46,19 +47,19 @@ struct Fixture {
         report.processes.push_back(driver);
         uint32_t pid = 101;
         uint64_t warm_calls = 0, warm_bytes = 0;
-        for (const auto& w : warm_workers()) {
-            auto p = worker(pid, expected_warm(w));
-            for (const auto& r : w.reads)
-                p.ops[IOLENS_OP_READ].size_bytes.add(r.size, r.count);
-            warm_calls += expected_warm(w).read_calls;
-            warm_bytes += expected_warm(w).read_bytes;
+        for (const auto& w : workers()) {
+            const Expected e = expected(w);
+            auto p = worker(pid, e);
+            p.ops[IOLENS_OP_READ].size_bytes = expected_read_sizes(w);
+            if (std::string_view(w.file) == kColdFile) {
+                p.block.read_bytes = e.read_bytes;
+            } else {
+                warm_calls += e.read_calls;
+                warm_bytes += e.read_bytes;
+            }
             report.processes.push_back(p);
             facts.worker_pid[w.role] = pid++;
         }
-        auto c = worker(pid, expected_cold());
-        c.block.read_bytes = kColdFileSize;
-        report.processes.push_back(c);
-        facts.worker_pid['C'] = pid;
 
         model::FileStats warm, cold;
         warm.ino = 11;
@@ -99,8 +100,11 @@ TEST(SelfTestChecks, MatchingReportPassesEveryCheck)
     auto checks = evaluate(f.report, f.facts);
     for (const auto& c : checks)
         EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": expected " << c.expected << " got " << c.got;
-    // Three workers x nine syscall classes, at the least.
-    EXPECT_GT(checks.size(), 27u);
+    // One check per figure of the scenario: three workers x nine syscall
+    // classes, two read-size histograms, the files, the page cache, the block
+    // layer and the run itself.
+    EXPECT_EQ(checks.size(), figures().size());
+    EXPECT_EQ(checks.size(), 43u);
     ASSERT_NE(find(checks, "C block read bytes"), nullptr);
     EXPECT_EQ(find(checks, "C block read bytes")->expected, std::to_string(kColdFileSize));
 }
@@ -149,12 +153,15 @@ TEST(SelfTestChecks, MemoryFileSystemMakesColdChecksUnavailable)
     f.facts.prepared.storage = {"tmpfs", true, false, "", "/tmp is on tmpfs (memory, no block device)"};
     f.facts.cold_before = {512, 512};
     auto checks = evaluate(f.report, f.facts);
-    for (const char* name : {"cold.bin page-cache miss bytes", "C block read bytes"}) {
+    for (const char* name : {"cold.bin page-cache miss bytes", "cold.bin page-cache hit bytes", "C block read bytes"}) {
         const Check* c = find(checks, name);
         ASSERT_NE(c, nullptr) << name;
         EXPECT_EQ(c->verdict, Verdict::Unavailable) << name;
         EXPECT_NE(c->reason.find("tmpfs"), std::string::npos) << c->reason;
     }
+    // The same figures as on a disk: one that cannot be judged is listed as
+    // UNAVAILABLE, never left out.
+    EXPECT_EQ(checks.size(), figures().size());
 }
 
 TEST(SelfTestChecks, NoBlockDeviceMakesOnlyTheBlockCheckUnavailable)
@@ -180,14 +187,43 @@ TEST(SelfTestChecks, AMissingWorkerFails)
 
 TEST(SelfTestScenario, ExpectedCountsFollowThePlan)
 {
-    const auto& a = warm_workers().at(0);
-    auto e = expected_warm(a);
+    const auto& a = workers().at(0);
+    auto e = expected(a);
     EXPECT_EQ(e.read_calls, 16u + 4 + 2 + 5);
     EXPECT_EQ(e.read_bytes, 16u * 4096 + 4 * 65536 + 2 * 1048576 + 5 * 1000);
     EXPECT_EQ(e.write_bytes, 3u * 8192);
-    auto c = expected_cold();
+    EXPECT_EQ(e.open_calls, 2u);
+    EXPECT_EQ(e.close_calls, 4u);
+    auto c = expected(workers().at(2));
     EXPECT_EQ(c.read_calls, kColdFileSize / kColdChunk + 1);
     EXPECT_EQ(c.read_bytes, kColdFileSize);
+    EXPECT_EQ(c.open_calls, 1u);
+    EXPECT_EQ(c.close_calls, 3u);
+    EXPECT_EQ(c.stat_calls + c.seek_calls + c.sync_calls + c.write_calls, 0u);
+    EXPECT_EQ(bucket_text(expected_read_sizes(workers().at(2))), "0:1 65536:32");
+}
+
+TEST(SelfTestScenario, EveryReadFitsItsFile)
+{
+    for (const auto& w : workers()) {
+        const bool cold = std::string_view(w.file) == kColdFile;
+        const uint64_t file_size = cold ? kColdFileSize : kWarmFileSize;
+        uint64_t position = 0;
+        for (const auto& r : w.reads) {
+            ASSERT_LE(r.size, 1u << 20) << w.role << ": larger than the workers' buffer";
+            if (r.positional)
+                EXPECT_LE(7 + (r.count - 1) * 3 * r.size + r.size, file_size) << w.role;
+            else
+                position += r.size * r.count;
+        }
+        EXPECT_LE(position, file_size) << w.role;
+        // A read to EOF returns 0 only after the whole file.
+        if (w.read_to_eof)
+            EXPECT_EQ(position, file_size) << w.role;
+        // The cold file's misses are its reads: each cold reader reads it whole.
+        if (cold)
+            EXPECT_TRUE(w.read_to_eof) << w.role;
+    }
 }
 
 }  // namespace

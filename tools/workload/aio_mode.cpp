@@ -43,8 +43,7 @@ int run_reverse_aio_read(int argc, char** argv) {
              static_cast<unsigned long long>(kMaxReads));
     const uint64_t n = size / chunk;
 
-    void* buf = nullptr;
-    if (posix_memalign(&buf, kPageSize, size) != 0) fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
+    uint8_t* buf = alloc_aligned(size);
     aio_context_t ctx = 0;
     if (sc::io_setup(static_cast<unsigned>(n), &ctx) != 0) fail_errno(errno, "io_setup(%llu)", static_cast<unsigned long long>(n));
 
@@ -55,7 +54,7 @@ int run_reverse_aio_read(int argc, char** argv) {
         std::memset(&cbs[i], 0, sizeof cbs[i]);
         cbs[i].aio_fildes = static_cast<uint32_t>(fd);
         cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
-        cbs[i].aio_buf = reinterpret_cast<uint64_t>(static_cast<char*>(buf) + offset);
+        cbs[i].aio_buf = reinterpret_cast<uint64_t>(buf + offset);
         cbs[i].aio_nbytes = chunk;
         cbs[i].aio_offset = static_cast<int64_t>(offset);
         order[i] = &cbs[i];

@@ -70,8 +70,7 @@ int run_attach_target(int argc, char** argv) {
     const uint64_t own_reads = args.number_or("own-reads", 0, 0, uint64_t{1} << 40);
 
     prepare_file(path, size);
-    void* buf = nullptr;
-    if (posix_memalign(&buf, 4096, size) != 0) fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
+    uint8_t* buf = alloc_aligned(size);
 
     // Block SIGUSR1 before announcing readiness: a signal sent the moment the
     // line is read then stays pending for sigwait() instead of killing us
@@ -87,7 +86,7 @@ int run_attach_target(int argc, char** argv) {
     for (auto& pid : pids) {
         pid = fork();
         if (pid < 0) fail_errno(errno, "cannot fork a reader child");
-        if (pid == 0) reader_child(path, reads, size, static_cast<uint8_t*>(buf));
+        if (pid == 0) reader_child(path, reads, size, buf);
     }
     for (const pid_t pid : pids) wait_for_success(pid, "a reader child");
     if (own) {

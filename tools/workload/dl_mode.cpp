@@ -151,10 +151,7 @@ public:
         sh_.cfg = &cfg;
         sh_.paths.resize(cfg.share.size());
         for (size_t j = 0; j < cfg.share.size(); ++j) sh_.paths[j] = sample_path(cfg.dir, cfg.share[j]);
-        void* raw = nullptr;
-        if (posix_memalign(&raw, 4096, cfg.read_size) != 0)
-            fail("cannot allocate a %llu-byte read buffer", static_cast<unsigned long long>(cfg.read_size));
-        sh_.buf = static_cast<uint8_t*>(raw);
+        sh_.buf = alloc_aligned(cfg.read_size);
         todo_.reserve(cfg.share.size() / cfg.workers + 1);
     }
     ~Pipeline() { std::free(sh_.buf); }

@@ -18,17 +18,6 @@ namespace wl {
 
 namespace {
 
-// Reads and writes of up to 1 GiB; an O_DIRECT chunk must be a multiple of
-// the page size (and so of any logical block size up to 4096).
-constexpr uint64_t kMaxChunk = uint64_t{1} << 30;
-
-uint8_t* alloc_aligned(uint64_t size) {
-    void* p = nullptr;
-    if (posix_memalign(&p, kPageSize, size) != 0)
-        fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
-    return static_cast<uint8_t*>(p);
-}
-
 // The sum keeps the compiler from dropping mmap-scan's loads even if it could
 // prove the volatile pointer pointless.
 volatile uint64_t g_scan_sum;
@@ -39,8 +28,10 @@ volatile uint64_t g_scan_sum;
 int run_seq_read(int argc, char** argv) {
     const Args args({{"file", true}, {"chunk", true}, {"direct", false}}, argc, argv);
     const char* path = args.text("file");
-    const uint64_t chunk = args.number_or("chunk", 131072, 1, kMaxChunk);
+    const uint64_t chunk = args.number_or("chunk", 131072, 1, kMaxIo);
     const bool direct = args.flag("direct");
+    // An O_DIRECT chunk must be a multiple of the page size (and so of any
+    // logical block size up to 4096).
     if (direct && chunk % kPageSize != 0)
         fail_usage("--chunk %llu: with --direct the chunk must be a multiple of %llu",
                    static_cast<unsigned long long>(chunk), static_cast<unsigned long long>(kPageSize));
@@ -98,7 +89,7 @@ int run_random_read(int argc, char** argv) {
                     argc, argv);
     const char* path = args.text("file");
     const uint64_t count = args.number("count", 0, uint64_t{1} << 40);
-    const uint64_t size = args.number_or("size", 4096, 1, kMaxChunk);
+    const uint64_t size = args.number_or("size", 4096, 1, kMaxIo);
     const uint64_t seed = args.number_or("seed", 1, 0, UINT64_MAX);
     const char* advice = args.text_or("advice", "normal");
     if (std::strcmp(advice, "normal") != 0 && std::strcmp(advice, "random") != 0)
@@ -108,24 +99,14 @@ int run_random_read(int argc, char** argv) {
 
     uint8_t* buf = alloc_aligned(size);
     const int fd = open_for_read(path);
-    const uint64_t file_size = regular_file_size(fd, path);
-    if (file_size < size)
-        fail("%s holds %llu bytes, fewer than one --size %llu read", path,
-             static_cast<unsigned long long>(file_size), static_cast<unsigned long long>(size));
+    const uint64_t file_size = size_for_reads(fd, path, size);
     // Whole B-byte slots only: every read returns B bytes, none reaches past
     // the end of the file (a partial last slot is never read).
     const uint64_t slots = file_size / size;
     const SlotPermutation perm(slots, seed);
 
     if (advice_random) advise(fd, 0, 0, POSIX_FADV_RANDOM, "POSIX_FADV_RANDOM", path);
-    for (uint64_t i = 0; i < count; ++i) {
-        const uint64_t off = perm.slot(i % slots) * size;
-        const ssize_t n = sc::pread64(fd, buf, size, static_cast<off_t>(off));
-        if (n < 0) fail_errno(errno, "pread64(%s) at offset %llu failed", path, static_cast<unsigned long long>(off));
-        if (static_cast<uint64_t>(n) != size)
-            fail("pread64(%s) at offset %llu returned %zd of %llu bytes (did the file shrink?)", path,
-                 static_cast<unsigned long long>(off), n, static_cast<unsigned long long>(size));
-    }
+    for (uint64_t i = 0; i < count; ++i) pread_exact(fd, buf, size, perm.slot(i % slots) * size, path);
     if (evict_after) advise(fd, 0, 0, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED", path);
     if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path);
     std::free(buf);
@@ -137,7 +118,7 @@ int run_write_file(int argc, char** argv) {
     const Args args({{"file", true}, {"size", true}, {"chunk", true}, {"fsync", false}}, argc, argv);
     const char* path = args.text("file");
     const uint64_t size = args.number("size", 0, uint64_t{1} << 40);
-    const uint64_t chunk = args.number_or("chunk", uint64_t{1} << 20, 1, kMaxChunk);
+    const uint64_t chunk = args.number_or("chunk", uint64_t{1} << 20, 1, kMaxIo);
     const bool sync = args.flag("fsync");
 
     const int fd = sc::openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

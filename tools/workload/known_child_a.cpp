@@ -3,8 +3,8 @@
 // whose sizes fall in different log2 buckets, a short read at the end of the
 // file, a read at end of file, one failing read and one failing lseek.
 //
-// Each statement is one row of the child-a table in docs/workload.md.
-#include "known.h"
+// What these calls add up to is child-a's rows of known.h.
+#include "known_calls.h"
 #include "sys.h"
 #include "util.h"
 

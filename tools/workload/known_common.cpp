@@ -1,4 +1,4 @@
-#include "known.h"
+#include "known_calls.h"
 
 #include "dataset.h"
 #include "util.h"

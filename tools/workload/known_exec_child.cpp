@@ -3,10 +3,10 @@
 // loses the process at exec, misses these calls.
 //
 // A whole-file sequential reader (8 KiB reads until EOF), one failing write on
-// its read-only fd, an fstat, a newfstatat and one failing access. Each
-// statement is one row of the exec-child table in docs/workload.md.
+// its read-only fd, an fstat, a newfstatat and one failing access: the
+// exec-child's rows of known.h.
 #include "args.h"
-#include "known.h"
+#include "known_calls.h"
 #include "modes.h"
 #include "sys.h"
 #include "util.h"

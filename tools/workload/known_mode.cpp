@@ -1,5 +1,5 @@
-// known: the main process of the exact-count scenario (docs/workload.md lists
-// every file syscall below, in this order).
+// known: the main process of the exact-count scenario (known.h holds what its
+// calls must add up to).
 //
 //   main      writes known.dat with every write-class call and every sync call,
 //             forks child-a and exchanges pipe messages with it, forks the
@@ -9,9 +9,10 @@
 //   exec-child known_exec_child.cpp: the same binary exec'd through
 //             /proc/self/exe, so the tracer must follow an exec.
 //
-// Changing a call here changes the table in docs/workload.md: keep them in step.
+// Changing a call here changes a row of known.h: keep them in step (the
+// privileged test tests/privileged/known_scenario_test.cpp says where they differ).
 #include "args.h"
-#include "known.h"
+#include "known_calls.h"
 #include "modes.h"
 #include "sys.h"
 #include "util.h"
@@ -62,10 +63,9 @@ void write_data_file(const std::string& path, const std::vector<uint8_t>& image)
 // The exec-child: this same binary again, so the tracer sees a fork then an
 // exec. Executed through /proc/self/exe, so the kernel names it "exe" (comm).
 [[noreturn]] void exec_child(const char* dir) {
-    char mode[] = "known-exec-child";
     char opt[] = "--dir";
-    char name[] = "iolens-workload";
-    char* const argv[] = {name, mode, opt, const_cast<char*>(dir), nullptr};
+    char* const argv[] = {const_cast<char*>(kExecArgv0), const_cast<char*>(kExecMode), opt, const_cast<char*>(dir),
+                          nullptr};
     execve("/proc/self/exe", argv, environ);
     fail_errno(errno, "cannot exec /proc/self/exe");
 }

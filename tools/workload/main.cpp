@@ -1,152 +1,209 @@
 // iolens-workload: deterministic I/O workloads whose file syscalls are known
-// exactly, for iolens's privileged tests and benchmarks. This file only picks
-// the mode; docs/workload.md lists what each mode does, call by call.
+// exactly, for iolens's privileged tests and benchmarks. This file holds the
+// table of modes: main() dispatches on it and --help is generated from it;
+// docs/workload.md says what each mode guarantees.
 //
 // The binary is static (tools/CMakeLists.txt) and uses no stdio streams,
 // iostreams or locale, so the only file syscalls a run makes are the ones
 // its mode spells out.
+#include "known.h"
 #include "modes.h"
 #include "util.h"
 
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <unistd.h>
 
 namespace {
 
 struct Mode {
     const char* name;
+    const char* synopsis;     // its options, as --help shows them
+    const char* description;  // what it does; --help wraps it ('\n' starts a new line)
     int (*run)(int argc, char** argv);
+    const char* group = nullptr;  // starts a group of modes in --help under this heading
+    bool internal = false;        // exec'd by another mode: not in --help
 };
 
 constexpr Mode kModes[] = {
-    {"make-dataset", wl::run_make_dataset},
-    {"dl", wl::run_dl},
-    {"known", wl::run_known},
-    {"known-exec-child", wl::run_known_exec_child},  // internal: exec'd by `known`
-    {"pread-loop", wl::run_pread_loop},
-    {"turn-read", wl::run_turn_read},
-    {"attach-target", wl::run_attach_target},
-    {"make-file", wl::run_make_file},
-    {"evict", wl::run_evict},
-    {"residency", wl::run_residency},
-    {"seq-read", wl::run_seq_read},
-    {"reverse-aio-read", wl::run_reverse_aio_read},
-    {"mmap-scan", wl::run_mmap_scan},
-    {"random-read", wl::run_random_read},
-    {"write-file", wl::run_write_file},
-    {"exit-code", wl::run_exit_code},
-    {"kill-self", wl::run_kill_self},
-    {"ranks", wl::run_ranks},
-    {"rank", wl::run_rank},  // internal: exec'd by `ranks`
-    {"stall", wl::run_stall},
-    {"checkpoint", wl::run_checkpoint},
-    {"small-random", wl::run_small_random},
+    {"make-dataset", "--dir D --files N --size BYTES [--seed S=1]",
+     "Create D (if missing) and D/sample_000000.bin ... with deterministic content. Setup step, not meant to be "
+     "traced.",
+     wl::run_make_dataset, "modes"},
+    {"dl",
+     "--dir D --files N --size BYTES --epochs E --workers W [--read-size R=65536] [--compute-us U=200] [--seed S=1] "
+     "[--markers [--steps K]] [--persistent-workers] [--report]",
+     "DataLoader-like input pipeline over a make-dataset dataset: each epoch shuffles (seed S+epoch), forks W "
+     "workers that open, read (R-byte reads until EOF) and close their samples and send 16-byte messages over "
+     "pipes; the main process spins U us per sample.\n"
+     "--markers: main calls access(\"/.iolens/epoch/<e>\") at the start of each epoch e (0-based) and "
+     "access(\"/.iolens/end\") at the end; --steps K adds access(\"/.iolens/step/<s>\") before every K-th sample "
+     "(s counts from 0 over the whole run). --persistent-workers forks the W workers once and sends each epoch's "
+     "assignment over a pipe. --report prints \"epochs= samples= elapsed_ns= digest=\".",
+     wl::run_dl},
+    {"ranks",
+     "--dir D --files N --size BYTES --ranks R --workers W --epochs E [--markers [--steps K]] [--compute-us U=200] "
+     "[--read-size R=65536] [--seed S=1] [--persistent-workers] [--straggler R0 [--straggler-factor F=2]]",
+     "A DDP-like job: forks R ranks, each exec'ing /proc/self/exe with RANK=r LOCAL_RANK=r WORLD_SIZE=R in its "
+     "environment; rank r runs the dl pipeline (W workers) over the files i with i % R == r. Rank R0 loads each of "
+     "its samples F times. The parent waits for all ranks.",
+     wl::run_ranks},
+    {"rank", "", "", wl::run_rank, nullptr, true},  // exec'd by `ranks`
+    {"stall", "--file F --count N --size B --compute-us U [--prefetch [--depth D=4]] [--evict-first] [--direct] [--report]",
+     "N pread64 of B bytes at offsets (i mod floor(size/B))*B, each followed by U us of compute in the main thread. "
+     "Without --prefetch the main thread reads (an input stall); with it a second thread reads ahead into a "
+     "D-buffer queue. --evict-first drops F's cached pages first (fadvise DONTNEED) so reads go to the device. "
+     "--direct opens F with O_DIRECT (B a multiple of 4096): each read is a device round trip. --report prints "
+     "\"reads= size= prefetch= elapsed_ns= main_wait_ns=\".",
+     wl::run_stall},
+    {"checkpoint", "--dir D --epochs E --size S [--compute-us U=0] [--markers]",
+     "Per epoch e: spin U us, then create D/ckpt_<e>.bin, write() S bytes in 1 MiB chunks, fsync, close (all in "
+     "the main thread).",
+     wl::run_checkpoint},
+    {"small-random", "--file F --count N [--size B=512] [--seed S=1]",
+     "N pread64 of B bytes at pseudo-random byte offsets in [0, size-B].", wl::run_small_random},
+    {"known", "--dir D",
+     "Fixed multi-process scenario (main, a forked child, a fork+exec'd child) touching every syscall class, with "
+     "errors and pipe traffic; tools/workload/known.h holds its exact counts. D must be empty or only used by this "
+     "mode.",
+     wl::run_known},
+    {wl::known::kExecMode, "", "", wl::run_known_exec_child, nullptr, true},  // exec'd by `known`
+    {"pread-loop", "--file F --count N [--size B=4096] [--threads T=1] [--report]",
+     "Open F (created first if missing), T threads x N pread64(B bytes at offset 0), close. --report prints the "
+     "timing on stdout.",
+     wl::run_pread_loop},
+    {"turn-read", "--file F [--threads T=2] [--chunk C=4096]",
+     "Open and fstat F, then T threads read it front to back taking strict turns (the k-th pread64, of C bytes at "
+     "k*C, by thread k mod T; the others spin meanwhile), close.",
+     wl::run_turn_read},
+    {"attach-target", "--file F --children C --reads K [--size B=4096] [--own-reads N]",
+     "Print \"<pid> ready\", wait for SIGUSR1, then fork C children that each open F, make K pread64(B bytes at "
+     "offset 0) and close it. --own-reads N: then open F, make N such reads, close it, print \"<pid> done\" and "
+     "wait for a second SIGUSR1.",
+     wl::run_attach_target},
+    {"exit-code", "--code N", "Exit with status N (0-255).", wl::run_exit_code},
+    {"kill-self", "--signal N", "Kill itself with signal N (a signal that terminates by default).",
+     wl::run_kill_self},
+    {"make-file", "--file F --size S [--seed N=1]",
+     "Create or overwrite F with S bytes of deterministic content (1 MiB writes), fsync, close: F is then cached "
+     "and clean. Setup, not traced.",
+     wl::run_make_file, "page cache and block layer"},
+    {"evict", "--file F [--report]",
+     "Make F cold without touching other files' pages: fsync, then fadvise(DONTNEED) on the whole file; fails "
+     "(exit 1) if mincore still finds more than 1% of its pages resident. --report prints "
+     "\"before_resident_pages=N after_resident_pages=N total_pages=M\".",
+     wl::run_evict},
+    {"residency", "--file F", "Print \"resident_pages=N total_pages=M\" (mincore; changes nothing).",
+     wl::run_residency},
+    {"seq-read", "--file F [--chunk C=131072] [--direct]",
+     "Open F (O_DIRECT with --direct: C must be a multiple of 4096), read() C bytes at a time until read returns "
+     "0, close.",
+     wl::run_seq_read},
+    {"reverse-aio-read", "--file F [--chunk C=65536]",
+     "Open F with O_DIRECT, fstat, and read it whole with one io_submit of size/C reads, last chunk first (the "
+     "block layer merges each at the front of the previous one's request); wait for all, close.",
+     wl::run_reverse_aio_read},
+    {"mmap-scan", "--file F",
+     "Open, fstat, mmap the whole file (PROT_READ, MAP_SHARED), load one byte of every 4096-byte page in order, "
+     "munmap, close.",
+     wl::run_mmap_scan},
+    {"random-read", "--file F --count N [--size B=4096] [--seed S=1] [--advice normal|random] [--evict-after]",
+     "Open, fstat, [fadvise(RANDOM)], N pread64 of B bytes at B-aligned pseudo-random offsets (distinct while N "
+     "<= size/B), [fadvise(DONTNEED) on the whole file with --evict-after], close.",
+     wl::run_random_read},
+    {"write-file", "--file F --size S [--chunk C=1048576] [--fsync]",
+     "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], close.",
+     wl::run_write_file},
 };
 
-constexpr const char kUsage[] =
+constexpr const char kUsageHead[] =
     "usage: iolens-workload <mode> [--option value ...]\n"
     "\n"
     "Deterministic I/O workloads whose file syscalls are known exactly\n"
-    "(docs/workload.md gives the counts for each mode).\n"
-    "\n"
-    "modes:\n"
-    "  make-dataset --dir D --files N --size BYTES [--seed S=1]\n"
-    "      Create D (if missing) and D/sample_000000.bin ... with deterministic\n"
-    "      content. Setup step, not meant to be traced.\n"
-    "  dl --dir D --files N --size BYTES --epochs E --workers W\n"
-    "     [--read-size R=65536] [--compute-us U=200] [--seed S=1]\n"
-    "     [--markers [--steps K]] [--persistent-workers] [--report]\n"
-    "      DataLoader-like input pipeline over a make-dataset dataset: each\n"
-    "      epoch shuffles (seed S+epoch), forks W workers that open, read (R-byte\n"
-    "      reads until EOF) and close their samples and send 16-byte messages\n"
-    "      over pipes; the main process spins U us per sample.\n"
-    "      --markers: main calls access(\"/.iolens/epoch/<e>\") at the start of\n"
-    "      each epoch e (0-based) and access(\"/.iolens/end\") at the end;\n"
-    "      --steps K adds access(\"/.iolens/step/<s>\") before every K-th sample\n"
-    "      (s counts from 0 over the whole run). --persistent-workers forks the\n"
-    "      W workers once and sends each epoch's assignment over a pipe.\n"
-    "  ranks --dir D --files N --size BYTES --ranks R --workers W --epochs E\n"
-    "        [--markers [--steps K]] [--compute-us U=200] [--read-size R=65536]\n"
-    "        [--seed S=1] [--persistent-workers]\n"
-    "        [--straggler R0 [--straggler-factor F=2]]\n"
-    "      A DDP-like job: forks R ranks, each exec'ing /proc/self/exe with\n"
-    "      RANK=r LOCAL_RANK=r WORLD_SIZE=R in its environment; rank r runs\n"
-    "      the dl pipeline (W workers) over the files i with i % R == r. Rank R0\n"
-    "      loads each of its samples F times. The parent waits for all ranks.\n"
-    "  stall --file F --count N --size B --compute-us U [--prefetch [--depth D=4]]\n"
-    "        [--evict-first] [--direct] [--report]\n"
-    "      N pread64 of B bytes at offsets (i mod floor(size/B))*B, each followed\n"
-    "      by U us of compute in the main thread. Without --prefetch the main\n"
-    "      thread reads (an input stall); with it a second thread reads ahead\n"
-    "      into a D-buffer queue. --evict-first drops F's cached pages first\n"
-    "      (fadvise DONTNEED) so reads go to the device. --report prints\n"
-    "      \"reads= size= prefetch= elapsed_ns= main_wait_ns=\". --direct opens F\n"
-    "      with O_DIRECT (B a multiple of 4096): each read is a device round trip.\n"
-    "  checkpoint --dir D --epochs E --size S [--compute-us U=0] [--markers]\n"
-    "      Per epoch e: spin U us, then create D/ckpt_<e>.bin, write() S bytes in\n"
-    "      1 MiB chunks, fsync, close (all in the main thread).\n"
-    "  small-random --file F --count N [--size B=512] [--seed S=1]\n"
-    "      N pread64 of B bytes at pseudo-random byte offsets in [0, size-B].\n"
-    "  known --dir D\n"
-    "      Fixed multi-process scenario (main, a forked child, a fork+exec'd\n"
-    "      child) touching every syscall class, with errors and pipe traffic.\n"
-    "      D must be empty or only used by this mode.\n"
-    "  pread-loop --file F --count N [--size B=4096] [--threads T=1] [--report]\n"
-    "      Open F (created first if missing), T threads x N pread64(B bytes at\n"
-    "      offset 0), close. --report prints the timing on stdout.\n"
-    "  turn-read --file F [--threads T=2] [--chunk C=4096]\n"
-    "      Open and fstat F, then T threads read it front to back taking strict\n"
-    "      turns (the k-th pread64, of C bytes at k*C, by thread k mod T; the\n"
-    "      others spin meanwhile), close.\n"
-    "  attach-target --file F --children C --reads K [--size B=4096] [--own-reads N]\n"
-    "      Print \"<pid> ready\", wait for SIGUSR1, then fork C children that each\n"
-    "      open F, make K pread64(B bytes at offset 0) and close it.\n"
-    "      --own-reads N: then open F, make N such reads, close it, print\n"
-    "      \"<pid> done\" and wait for a second SIGUSR1.\n"
-    "  exit-code --code N\n"
-    "      Exit with status N (0-255).\n"
-    "  kill-self --signal N\n"
-    "      Kill itself with signal N (a signal that terminates by default).\n"
-    "\n"
-    "page cache and block layer (docs/workload.md, \"Page cache and block layer\"):\n"
-    "  make-file --file F --size S [--seed N=1]\n"
-    "      Create or overwrite F with S bytes of deterministic content (1 MiB\n"
-    "      writes), fsync, close: F is then cached and clean. Setup, not traced.\n"
-    "  evict --file F [--report]\n"
-    "      Make F cold without touching other files' pages: fsync, then\n"
-    "      fadvise(DONTNEED) on the whole file; fails (exit 1) if mincore still\n"
-    "      finds more than 1% of its pages resident. --report prints\n"
-    "      \"before_resident_pages=N after_resident_pages=N total_pages=M\".\n"
-    "  residency --file F\n"
-    "      Print \"resident_pages=N total_pages=M\" (mincore; changes nothing).\n"
-    "  seq-read --file F [--chunk C=131072] [--direct]\n"
-    "      Open F (O_DIRECT with --direct: C must be a multiple of 4096), read()\n"
-    "      C bytes at a time until read returns 0, close.\n"
-    "  reverse-aio-read --file F [--chunk C=65536]\n"
-    "      Open F with O_DIRECT, fstat, and read it whole with one io_submit of\n"
-    "      size/C reads, last chunk first (the block layer merges each at the\n"
-    "      front of the previous one's request); wait for all, close.\n"
-    "  mmap-scan --file F\n"
-    "      Open, fstat, mmap the whole file (PROT_READ, MAP_SHARED), load one\n"
-    "      byte of every 4096-byte page in order, munmap, close.\n"
-    "  random-read --file F --count N [--size B=4096] [--seed S=1]\n"
-    "              [--advice normal|random] [--evict-after]\n"
-    "      Open, fstat, [fadvise(RANDOM)], N pread64 of B bytes at B-aligned\n"
-    "      pseudo-random offsets (distinct while N <= size/B), [fadvise(DONTNEED)\n"
-    "      on the whole file with --evict-after], close.\n"
-    "  write-file --file F --size S [--chunk C=1048576] [--fsync]\n"
-    "      Create or truncate F, write() S bytes in C-byte chunks (the content\n"
-    "      of make-file --seed 1), [fsync], close.\n"
+    "(docs/workload.md gives the counts for each mode).\n";
+
+constexpr const char kUsageTail[] =
     "\n"
     "Numbers accept a k/m/g suffix (powers of 1024); --opt=value also works.\n"
     "Exit status: 0 success, 1 failure (message on stderr), 2 usage error.\n"
     "Only errors are printed, unless --report is given (residency always\n"
     "prints its line, attach-target its ready line).\n";
 
+constexpr size_t kHelpWidth = 78;
+
+// Where `text` may be broken: at a space outside brackets and quotes (an
+// option group such as "[--markers [--steps K]]" or a quoted output line stays
+// whole), and in a synopsis only before the next option ("--size B" stays whole).
+bool breaks_at(std::string_view text, size_t i, int depth, bool quoted, bool synopsis) {
+    if (text[i] != ' ' || depth > 0 || quoted) return false;
+    return !synopsis || (i + 1 < text.size() && (text[i + 1] == '-' || text[i + 1] == '['));
+}
+
+// Appends `text` filled to kHelpWidth, every line indented by `indent`
+// spaces (the first one is already). A '\n' in text starts a new line.
+void fill(std::string& out, std::string_view text, size_t indent, bool synopsis) {
+    size_t col = indent;
+    bool line_start = true;
+    while (!text.empty()) {
+        if (text.front() == '\n') {
+            out += '\n';
+            out.append(indent, ' ');
+            col = indent;
+            line_start = true;
+            text.remove_prefix(1);
+            continue;
+        }
+        // The next unbreakable piece.
+        size_t end = 0;
+        int depth = 0;
+        bool quoted = false;
+        for (; end < text.size() && text[end] != '\n' && !breaks_at(text, end, depth, quoted, synopsis); ++end) {
+            depth += text[end] == '[' ? 1 : text[end] == ']' ? -1 : 0;
+            quoted = text[end] == '"' ? !quoted : quoted;
+        }
+        const std::string_view piece = text.substr(0, end);
+        if (!line_start && col + 1 + piece.size() > kHelpWidth) {
+            out += '\n';
+            out.append(indent, ' ');
+            col = indent;
+        } else if (!line_start) {
+            out += ' ';
+            ++col;
+        }
+        out += piece;
+        col += piece.size();
+        line_start = false;
+        text.remove_prefix(end);
+        if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    }
+    out += '\n';
+}
+
+std::string usage() {
+    std::string out = kUsageHead;
+    for (const Mode& m : kModes) {
+        if (m.internal) continue;
+        if (m.group) out += std::string("\n") + m.group + ":\n";
+        const std::string head = std::string("  ") + m.name;
+        out += head;
+        if (*m.synopsis) {
+            out += ' ';
+            fill(out, m.synopsis, head.size() + 1, true);
+        } else {
+            out += '\n';
+        }
+        out.append(6, ' ');
+        fill(out, m.description, 6, false);
+    }
+    return out + kUsageTail;
+}
+
 void print_usage(int fd) {
+    const std::string text = usage();
     size_t off = 0;
-    while (off < sizeof kUsage - 1) {
-        const ssize_t n = write(fd, kUsage + off, sizeof kUsage - 1 - off);
+    while (off < text.size()) {
+        const ssize_t n = write(fd, text.data() + off, text.size() - off);
         if (n <= 0) return;
         off += static_cast<size_t>(n);
     }

@@ -1,7 +1,7 @@
-// Shared pieces of the page-cache and block-layer modes (make-file, evict,
-// residency, seq-read, mmap-scan, random-read, write-file): opening a file to
-// read and learning its size, mapping it, and counting which of its pages are
-// in the page cache.
+// Shared pieces of the modes that read or map one existing file (the
+// page-cache and block-layer modes, stall, small-random, turn-read,
+// reverse-aio-read): opening it to read and learning its size, reading it
+// exactly, mapping it, and counting which of its pages are in the page cache.
 //
 // Every helper makes exactly the syscalls its comment names, through sys.h.
 #pragma once
@@ -17,6 +17,9 @@ inline constexpr uint64_t kPageSize = 4096;
 
 inline uint64_t page_count(uint64_t bytes) { return (bytes + kPageSize - 1) / kPageSize; }
 
+// The largest read or write size (--size, --chunk) the modes accept.
+inline constexpr uint64_t kMaxIo = uint64_t{1} << 30;
+
 // openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | extra_flags). Fails the run
 // (exit 1) with a message when the call fails.
 int open_for_read(const char* path, int extra_flags = 0);
@@ -24,6 +27,13 @@ int open_for_read(const char* path, int extra_flags = 0);
 // fstat(fd): the size of a regular file. Anything but a regular file fails the
 // run: the page-cache modes mean regular files, and only those are counted.
 uint64_t regular_file_size(int fd, const char* path);
+
+// regular_file_size(), which must hold at least one read of `read_size` bytes.
+uint64_t size_for_reads(int fd, const char* path, uint64_t read_size);
+
+// pread64(fd, buf, size, off), which must return exactly `size` bytes: a
+// failure or a short read fails the run.
+void pread_exact(int fd, uint8_t* buf, uint64_t size, uint64_t off, const char* path);
 
 // mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0); size > 0. The mapping is
 // never touched by the helpers below, so it faults nothing in.

@@ -53,13 +53,6 @@ void* thread_main(void* arg) {
     return nullptr;
 }
 
-uint8_t* alloc_buffer(uint64_t size) {
-    void* p = nullptr;
-    if (posix_memalign(&p, 4096, size) != 0)
-        fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
-    return static_cast<uint8_t*>(p);
-}
-
 }  // namespace
 
 int run_pread_loop(int argc, char** argv) {
@@ -74,7 +67,7 @@ int run_pread_loop(int argc, char** argv) {
 
     s.fd = open_or_create(s.path, s.size, kSingleFileKey);
     std::vector<uint8_t*> bufs(threads);
-    for (auto& b : bufs) b = alloc_buffer(s.size);
+    for (auto& b : bufs) b = alloc_aligned(s.size);
 
     uint64_t elapsed = 0;
     const uint64_t cpu0 = process_cpu_ns();

@@ -24,24 +24,6 @@ namespace wl {
 
 namespace {
 
-constexpr uint64_t kMaxRead = uint64_t{1} << 30;
-
-uint8_t* alloc_aligned(uint64_t size) {
-    void* p = nullptr;
-    if (posix_memalign(&p, kPageSize, size) != 0)
-        fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
-    return static_cast<uint8_t*>(p);
-}
-
-// pread64 that must return exactly `size` bytes.
-void pread_exact(int fd, uint8_t* buf, uint64_t size, uint64_t off, const char* path) {
-    const ssize_t n = sc::pread64(fd, buf, size, static_cast<off_t>(off));
-    if (n < 0) fail_errno(errno, "pread64(%s) at offset %llu failed", path, static_cast<unsigned long long>(off));
-    if (static_cast<uint64_t>(n) != size)
-        fail("pread64(%s) at offset %llu returned %zd of %llu bytes (did the file shrink?)", path,
-             static_cast<unsigned long long>(off), n, static_cast<unsigned long long>(size));
-}
-
 volatile uint64_t g_sink;
 
 // The "training step" on one batch: touch it (so the data is used) and spin.
@@ -132,7 +114,7 @@ int run_stall(int argc, char** argv) {
                     argc, argv);
     const char* path = args.text("file");
     const uint64_t count = args.number("count", 0, uint64_t{1} << 40);
-    const uint64_t size = args.number("size", 1, kMaxRead);
+    const uint64_t size = args.number("size", 1, kMaxIo);
     const uint64_t compute_ns = args.number("compute-us", 0, 60'000'000) * 1000;
     const bool prefetch = args.flag("prefetch");
     const auto depth = static_cast<uint32_t>(args.number_or("depth", 4, 2, 1024));
@@ -145,10 +127,7 @@ int run_stall(int argc, char** argv) {
     const bool report = args.flag("report");
 
     const int fd = open_for_read(path, direct ? O_DIRECT : 0);
-    const uint64_t file_size = regular_file_size(fd, path);
-    if (file_size < size)
-        fail("%s holds %llu bytes, fewer than one --size %llu read", path,
-             static_cast<unsigned long long>(file_size), static_cast<unsigned long long>(size));
+    const uint64_t file_size = size_for_reads(fd, path, size);
     const uint64_t slots = file_size / size;  // whole B-byte pieces; offsets wrap after the last
     if (evict_first) advise(fd, 0, 0, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED", path);
 
@@ -213,15 +192,12 @@ int run_small_random(int argc, char** argv) {
     const Args args({{"file", true}, {"count", true}, {"size", true}, {"seed", true}}, argc, argv);
     const char* path = args.text("file");
     const uint64_t count = args.number("count", 0, uint64_t{1} << 40);
-    const uint64_t size = args.number_or("size", 512, 1, kMaxRead);
+    const uint64_t size = args.number_or("size", 512, 1, kMaxIo);
     const uint64_t seed = args.number_or("seed", 1, 0, UINT64_MAX);
 
     uint8_t* buf = alloc_aligned(size);
     const int fd = open_for_read(path);
-    const uint64_t file_size = regular_file_size(fd, path);
-    if (file_size < size)
-        fail("%s holds %llu bytes, fewer than one --size %llu read", path,
-             static_cast<unsigned long long>(file_size), static_cast<unsigned long long>(size));
+    const uint64_t file_size = size_for_reads(fd, path, size);
     SplitMix64 rng(mix64(seed ^ 0x736d616c6cull));  // "small"
     for (uint64_t i = 0; i < count; ++i) pread_exact(fd, buf, size, rng.below(file_size - size + 1), path);
     if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path);

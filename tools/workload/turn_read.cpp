@@ -75,12 +75,7 @@ int run_turn_read(int argc, char** argv) {
 
     std::vector<TurnThread> t(s.threads);
     std::vector<pthread_t> ids(s.threads);
-    for (uint64_t i = 0; i < s.threads; ++i) {
-        void* buf = nullptr;
-        if (posix_memalign(&buf, kPageSize, s.chunk) != 0)
-            fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(s.chunk));
-        t[i] = {&s, i, static_cast<uint8_t*>(buf)};
-    }
+    for (uint64_t i = 0; i < s.threads; ++i) t[i] = {&s, i, alloc_aligned(s.chunk)};
     for (uint64_t i = 0; i < s.threads; ++i)
         if (int e = pthread_create(&ids[i], nullptr, turn_main, &t[i]); e != 0) fail_errno(e, "pthread_create");
     for (uint64_t i = 0; i < s.threads; ++i) pthread_join(ids[i], nullptr);

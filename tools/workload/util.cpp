@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <unistd.h>
@@ -22,90 +23,94 @@ const char* g_context = nullptr;
 // lines from concurrent processes do not interleave mid-line.
 constexpr size_t kMessageMax = 2048;
 
-size_t format_prefix(char* buf, size_t cap) {
-    const int n = g_context ? std::snprintf(buf, cap, "iolens-workload %s: ", g_context)
-                            : std::snprintf(buf, cap, "iolens-workload: ");
-    return n < 0 ? 0 : static_cast<size_t>(n) < cap ? static_cast<size_t>(n) : cap - 1;
-}
-
-size_t append(char* buf, size_t used, size_t cap, const char* fmt, va_list ap) {
-    if (used >= cap - 1) return used;
-    const int n = std::vsnprintf(buf + used, cap - used, fmt, ap);
-    if (n < 0) return used;
-    return used + static_cast<size_t>(n) < cap ? used + static_cast<size_t>(n) : cap - 1;
-}
-
-size_t append_text(char* buf, size_t used, size_t cap, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    used = append(buf, used, cap, fmt, ap);
-    va_end(ap);
-    return used;
-}
-
-// Best effort: a failing stderr must not hide the exit status.
-void emit_stderr(char* buf, size_t used, size_t cap) {
-    if (used >= cap - 1) used = cap - 2;
-    buf[used++] = '\n';
-    size_t off = 0;
-    while (off < used) {
-        const ssize_t n = sc::write(STDERR_FILENO, buf + off, used - off);
-        if (n <= 0) break;
-        off += static_cast<size_t>(n);
+// One message being assembled: "iolens-workload <mode>: " and what is added.
+class Message {
+public:
+    Message(bool prefixed, const char* fmt, va_list ap) {
+        if (prefixed) {
+            const int n = g_context ? std::snprintf(buf_, sizeof buf_, "iolens-workload %s: ", g_context)
+                                    : std::snprintf(buf_, sizeof buf_, "iolens-workload: ");
+            used_ = n < 0 ? 0 : clamp(static_cast<size_t>(n));
+        }
+        append(fmt, ap);
     }
-}
+
+    void append(const char* fmt, va_list ap) {
+        if (used_ >= sizeof buf_ - 1) return;
+        const int n = std::vsnprintf(buf_ + used_, sizeof buf_ - used_, fmt, ap);
+        if (n >= 0) used_ = clamp(used_ + static_cast<size_t>(n));
+    }
+    void add(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
+        va_list ap;
+        va_start(ap, fmt);
+        append(fmt, ap);
+        va_end(ap);
+    }
+
+    const char* text() const { return buf_; }
+    size_t size() const { return used_; }
+
+    // The message as one line on stderr, then _exit(status). Best effort: a
+    // failing stderr must not hide the exit status.
+    [[noreturn]] void die(int status) {
+        if (used_ >= sizeof buf_ - 1) used_ = sizeof buf_ - 2;
+        buf_[used_++] = '\n';
+        size_t off = 0;
+        while (off < used_) {
+            const ssize_t n = sc::write(STDERR_FILENO, buf_ + off, used_ - off);
+            if (n <= 0) break;
+            off += static_cast<size_t>(n);
+        }
+        _exit(status);
+    }
+
+private:
+    size_t clamp(size_t n) const { return n < sizeof buf_ ? n : sizeof buf_ - 1; }
+
+    char buf_[kMessageMax];
+    size_t used_ = 0;
+};
 
 }  // namespace
 
 void set_message_context(const char* mode) { g_context = mode; }
 
 void fail(const char* fmt, ...) {
-    char buf[kMessageMax];
-    size_t used = format_prefix(buf, sizeof buf);
     va_list ap;
     va_start(ap, fmt);
-    used = append(buf, used, sizeof buf, fmt, ap);
+    Message m(true, fmt, ap);
     va_end(ap);
-    emit_stderr(buf, used, sizeof buf);
-    _exit(kExitFailure);
+    m.die(kExitFailure);
 }
 
 void fail_errno(int err, const char* fmt, ...) {
-    char buf[kMessageMax];
-    size_t used = format_prefix(buf, sizeof buf);
     va_list ap;
     va_start(ap, fmt);
-    used = append(buf, used, sizeof buf, fmt, ap);
+    Message m(true, fmt, ap);
     va_end(ap);
     // strerrordesc_np/strerrorname_np return fixed English text: unlike
     // strerror they never consult the message catalogues (no hidden opens).
     const char* desc = strerrordesc_np(err);
     const char* name = strerrorname_np(err);
-    used = append_text(buf, used, sizeof buf, ": %s (%s)", desc ? desc : "unknown error",
-                       name ? name : "?");
-    emit_stderr(buf, used, sizeof buf);
-    _exit(kExitFailure);
+    m.add(": %s (%s)", desc ? desc : "unknown error", name ? name : "?");
+    m.die(kExitFailure);
 }
 
 void fail_usage(const char* fmt, ...) {
-    char buf[kMessageMax];
-    size_t used = format_prefix(buf, sizeof buf);
     va_list ap;
     va_start(ap, fmt);
-    used = append(buf, used, sizeof buf, fmt, ap);
+    Message m(true, fmt, ap);
     va_end(ap);
-    used = append_text(buf, used, sizeof buf, "\n(run 'iolens-workload --help' for usage)");
-    emit_stderr(buf, used, sizeof buf);
-    _exit(kExitUsage);
+    m.add("\n(run 'iolens-workload --help' for usage)");
+    m.die(kExitUsage);
 }
 
 void print_out(const char* fmt, ...) {
-    char buf[kMessageMax];
     va_list ap;
     va_start(ap, fmt);
-    const size_t used = append(buf, 0, sizeof buf, fmt, ap);
+    const Message m(false, fmt, ap);
     va_end(ap);
-    write_all(STDOUT_FILENO, buf, used, "stdout");
+    write_all(STDOUT_FILENO, m.text(), m.size(), "stdout");
 }
 
 void write_all(int fd, const void* buf, size_t len, const char* what) {
@@ -156,6 +161,13 @@ void busy_wait_ns(uint64_t ns) {
     const uint64_t end = monotonic_ns() + ns;
     while (monotonic_ns() < end) {
     }
+}
+
+uint8_t* alloc_aligned(uint64_t size) {
+    void* p = nullptr;
+    if (posix_memalign(&p, 4096, size) != 0)
+        fail("cannot allocate a %llu-byte buffer", static_cast<unsigned long long>(size));
+    return static_cast<uint8_t*>(p);
 }
 
 void wait_for_success(pid_t pid, const char* who) {

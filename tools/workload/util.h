@@ -54,4 +54,9 @@ void busy_wait_ns(uint64_t ns);
 // Wait for `pid` and fail unless it exited with status 0.
 void wait_for_success(pid_t pid, const char* who);
 
+// A 4096-byte-aligned buffer of `size` bytes (posix_memalign: from brk below
+// 128 KiB, an anonymous mmap from there on; neither is a file syscall). Fails
+// the run if it cannot; free it with std::free.
+uint8_t* alloc_aligned(uint64_t size);
+
 }  // namespace wl

@@ -1,7 +1,8 @@
 #pragma once
 // Compares the report iolens produced for the self-test's workload with what
-// the workload is known to have done (selftest/scenario.h). Pure: no kernel,
-// no files, so the verdict logic is unit-tested on synthetic reports.
+// the workload is known to have done: one check per figure of
+// selftest/scenario.h, in its order. Pure: no kernel, no files, so the
+// verdict logic is unit-tested on synthetic reports.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,11 +37,8 @@ struct RunFacts {
     Residency cold_before;
 };
 
+// A figure whose probe family is not live, or whose set-up the run could not
+// make (RunFacts), is UNAVAILABLE with the reason; every figure is listed.
 std::vector<Check> evaluate(const model::Report& report, const RunFacts& facts);
-
-// "512:5 4096:16 ..." (power-of-two bucket lower bound : count) of the reads
-// a worker plan makes, and of a histogram, so the two compare as text.
-std::string expected_read_buckets(const WorkerPlan& plan);
-std::string bucket_text(const model::Histogram& h);
 
 }  // namespace iolens::selftest

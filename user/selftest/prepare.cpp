@@ -17,25 +17,12 @@
 #include <vector>
 
 #include "selftest/scenario.h"
+#include "util/errno_text.h"
+#include "util/fd.h"
 
 namespace iolens::selftest {
 
 namespace {
-
-std::string errno_text() { return std::strerror(errno); }
-
-// Owns a file descriptor.
-struct Fd {
-    int fd;
-    explicit Fd(int f) : fd(f) {}
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd()
-    {
-        if (fd >= 0)
-            close(fd);
-    }
-};
 
 std::string fs_name(unsigned long magic)
 {
@@ -91,19 +78,19 @@ Storage classify(const std::string& dir)
 // fsyncs: clean pages can be evicted, dirty ones cannot.
 Result<void> write_file(const std::string& path, uint64_t size, char seed)
 {
-    Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.fd < 0)
-        return make_error("cannot create " + path + ": " + errno_text());
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd)
+        return errno_error("cannot create " + path);
     std::vector<char> chunk(1 << 16);
     for (uint64_t off = 0; off < size; off += chunk.size()) {
         for (size_t i = 0; i < chunk.size(); i++)
             chunk[i] = static_cast<char>(seed + (off + i) * 31 / 7);
         size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - off));
-        if (write(fd.fd, chunk.data(), n) != static_cast<ssize_t>(n))
+        if (write(fd.get(), chunk.data(), n) != static_cast<ssize_t>(n))
             return make_error("cannot write " + path + ": " + errno_text() + " (is the file system full?)");
     }
-    if (fsync(fd.fd) != 0)
-        return make_error("cannot fsync " + path + ": " + errno_text());
+    if (fsync(fd.get()) != 0)
+        return errno_error("cannot fsync " + path);
     return {};
 }
 
@@ -113,7 +100,7 @@ Result<FileId> file_id(const std::string& path)
 {
     struct stat st{};
     if (stat(path.c_str(), &st) != 0)
-        return make_error("cannot stat " + path + ": " + errno_text());
+        return errno_error("cannot stat " + path);
     return FileId{static_cast<uint64_t>(st.st_ino), (major(st.st_dev) << 20) | minor(st.st_dev)};
 }
 
@@ -121,17 +108,17 @@ Result<Prepared> prepare_files(const std::string& base)
 {
     struct stat st{};
     if (stat(base.c_str(), &st) != 0)
-        return make_error("--dir " + base + ": " + errno_text());
+        return errno_error("--dir " + base);
     if (!S_ISDIR(st.st_mode))
         return make_error("--dir " + base + ": not a directory");
     if (access(base.c_str(), W_OK | X_OK) != 0)
         return make_error("--dir " + base + ": not writable: " + errno_text());
     char resolved[PATH_MAX];
     if (!realpath(base.c_str(), resolved))
-        return make_error("--dir " + base + ": " + errno_text());
+        return errno_error("--dir " + base);
     std::string tmpl = std::string(resolved) + (std::string(resolved) == "/" ? "" : "/") + "iolens-selftest.XXXXXX";
     if (!mkdtemp(tmpl.data()))
-        return make_error("cannot create a directory in " + base + ": " + errno_text());
+        return errno_error("cannot create a directory in " + base);
     Prepared p;
     p.dir = tmpl;
     p.storage = classify(p.dir);
@@ -156,26 +143,26 @@ Result<Prepared> prepare_files(const std::string& base)
 
 Result<Residency> residency(const std::string& path)
 {
-    Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.fd < 0)
-        return make_error("cannot open " + path + ": " + errno_text());
+    UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd)
+        return errno_error("cannot open " + path);
     struct stat st{};
-    if (fstat(fd.fd, &st) != 0)
-        return make_error("cannot stat " + path + ": " + errno_text());
+    if (fstat(fd.get(), &st) != 0)
+        return errno_error("cannot stat " + path);
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     Residency r;
     r.total = (static_cast<uint64_t>(st.st_size) + page - 1) / page;
     if (r.total == 0)
         return r;
-    void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd.fd, 0);
+    void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd.get(), 0);
     if (map == MAP_FAILED)
-        return make_error("cannot map " + path + ": " + errno_text());
+        return errno_error("cannot map " + path);
     std::vector<unsigned char> vec(r.total);
     int rc = mincore(map, static_cast<size_t>(st.st_size), vec.data());
     int err = errno;
     munmap(map, static_cast<size_t>(st.st_size));
     if (rc != 0)
-        return make_error("mincore on " + path + ": " + std::strerror(err));
+        return errno_error("mincore on " + path, err);
     for (unsigned char v : vec)
         r.resident += v & 1;
     return r;
@@ -184,13 +171,13 @@ Result<Residency> residency(const std::string& path)
 Result<Residency> evict(const std::string& path)
 {
     {
-        Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (fd.fd < 0)
-            return make_error("cannot open " + path + ": " + errno_text());
-        if (fdatasync(fd.fd) != 0)
-            return make_error("cannot sync " + path + ": " + errno_text());
-        if (int e = posix_fadvise(fd.fd, 0, 0, POSIX_FADV_DONTNEED); e != 0)
-            return make_error("posix_fadvise(DONTNEED) on " + path + ": " + std::strerror(e));
+        UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!fd)
+            return errno_error("cannot open " + path);
+        if (fdatasync(fd.get()) != 0)
+            return errno_error("cannot sync " + path);
+        if (int e = posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED); e != 0)
+            return errno_error("posix_fadvise(DONTNEED) on " + path, e);
     }
     return residency(path);
 }
@@ -198,15 +185,15 @@ Result<Residency> evict(const std::string& path)
 Result<Residency> warm_up(const std::string& path)
 {
     {
-        Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (fd.fd < 0)
-            return make_error("cannot open " + path + ": " + errno_text());
+        UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!fd)
+            return errno_error("cannot open " + path);
         std::vector<char> buf(1 << 16);
         ssize_t n;
-        while ((n = read(fd.fd, buf.data(), buf.size())) > 0) {
+        while ((n = read(fd.get(), buf.data(), buf.size())) > 0) {
         }
         if (n < 0)
-            return make_error("cannot read " + path + ": " + errno_text());
+            return errno_error("cannot read " + path);
     }
     return residency(path);
 }

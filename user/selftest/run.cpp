@@ -7,12 +7,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "capture/record_session.h"
 #include "selftest/scenario.h"
+#include "util/errno_text.h"
+#include "util/fd.h"
 
 namespace iolens::selftest {
 
@@ -86,35 +86,31 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
     // across exec: the write end is not close-on-exec).
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0)
-        return make_error(std::string("cannot create a pipe: ") + std::strerror(errno));
-    int child_end = fcntl(report[1], F_DUPFD, 10);  // a plain copy without FD_CLOEXEC
-    close(report[1]);
-    if (child_end < 0) {
-        close(report[0]);
-        return make_error(std::string("cannot duplicate a pipe: ") + std::strerror(errno));
-    }
+        return errno_error("cannot create a pipe");
+    UniqueFd read_end(report[0]), write_end(report[1]);
+    UniqueFd child_end(fcntl(write_end.get(), F_DUPFD, 10));  // a plain copy without FD_CLOEXEC
+    if (!child_end)
+        return errno_error("cannot duplicate a pipe");
+    write_end.reset();
 
     capture::RecordOptions ro;
-    ro.command = {self_exe(), kWorkloadCommand, "--dir", prepared->dir, "--report-fd", std::to_string(child_end)};
+    ro.command = {self_exe(), kWorkloadCommand, "--dir", prepared->dir, "--report-fd", std::to_string(child_end.get())};
     ro.output_path = prepared->dir + "/selftest.iolens";
     ro.force = true;
     ro.probe.force_hook = opt.force_hook;
     // Evict as late as possible: loading the probes takes a while, and
     // nothing touches cold.bin in between.
     auto c = evict(cold);
-    if (!c) {
-        close(report[0]);
-        close(child_end);
+    if (!c)
         return c.error();
-    }
     facts.cold_before = *c;
     auto rec = capture::run_record(ro, features);
-    close(child_end);
+    child_end.reset();  // the driver's copy is then the last: its exit ends the pipe
     std::string text;
     char buf[512];
-    for (ssize_t n; (n = read(report[0], buf, sizeof(buf))) > 0;)
+    for (ssize_t n; (n = read(read_end.get(), buf, sizeof(buf))) > 0;)
         text.append(buf, static_cast<size_t>(n));
-    close(report[0]);
+    read_end.reset();
     if (!rec) {
         out.record_error = rec.error().message;
         out.checks.push_back({"record", "syscalls", "", "", Verdict::Fail, "iolens record failed: " + rec.error().message});

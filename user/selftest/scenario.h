@@ -1,7 +1,8 @@
 #pragma once
-// The self-test's known I/O, defined once: the workload that performs it and
-// the checks that compare iolens's report against it both read these tables,
-// so the expected numbers cannot drift from what the workload does.
+// The self-test's known I/O, defined once: one table of workers says what each
+// does (selftest/workload.cpp performs exactly that, step by step), and the
+// figures iolens must report are derived from the same table (figures()), so
+// the expected numbers cannot drift from what the workload does.
 //
 // Three worker processes, forked (never exec'd) by one driver process:
 //   A, B  read the warm file `sizes.bin` with read() at several sizes and
@@ -12,7 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "model/histogram.h"
+
 namespace iolens::selftest {
+
+inline constexpr const char* kWarmFile = "sizes.bin";
+inline constexpr const char* kColdFile = "cold.bin";
+inline constexpr uint64_t kWarmFileSize = 4ull << 20;
+inline constexpr uint64_t kColdFileSize = 2ull << 20;  // page aligned: misses are exactly this
+inline constexpr uint64_t kColdChunk = 64ull << 10;
 
 struct ReadRun {
     uint64_t size = 0;   // bytes asked for (and returned: the file is big enough)
@@ -20,37 +29,69 @@ struct ReadRun {
     bool positional = false;  // pread() at an odd offset instead of read()
 };
 
+// One worker, in the order of its syscalls.
 struct WorkerPlan {
     char role = 'A';
-    std::vector<ReadRun> reads;  // of sizes.bin, in this order
-    uint64_t write_size = 0;     // write() calls to out_<role>.bin
-    uint64_t write_count = 0;
-    uint64_t pipe_messages = 0;  // write()s to the driver's pipe, and read()s of the driver's data
+    uint64_t pipe_messages = 0;  // first read()s of the driver's data, last write()s to the driver's pipe
     uint64_t pipe_message_size = 0;
+    const char* file = kWarmFile;  // opens this file (kWarmFile or kColdFile)
+    bool stat_and_rewind = false;  // then fstat()s it and lseek()s back to 0
+    std::vector<ReadRun> reads;    // then reads it, run by run
+    bool read_to_eof = false;      // then one read() more, which returns 0
+    uint64_t write_size = 0;       // write_count > 0: creates out_<role>.bin, write()s it, fsync()s and closes it
+    uint64_t write_count = 0;
+    bool judge_read_sizes = true;  // whether the read-size histogram is a check of its own
 };
 
-inline constexpr const char* kWarmFile = "sizes.bin";
-inline constexpr const char* kColdFile = "cold.bin";
-inline constexpr uint64_t kWarmFileSize = 4ull << 20;
-inline constexpr uint64_t kColdFileSize = 2ull << 20;  // page aligned: misses are exactly this
-inline constexpr uint64_t kColdChunk = 64ull << 10;
-inline constexpr uint64_t kColdPipeMessages = 3;  // C's pipe traffic, each way
-inline constexpr uint64_t kColdPipeMessageSize = 32;
-
-// The two warm readers (A, B). The cold reader (C) is described by the
-// constants above.
-const std::vector<WorkerPlan>& warm_workers();
+// A, B (warm readers), C (cold reader).
+const std::vector<WorkerPlan>& workers();
 
 std::string out_file(char role);  // "out_A.bin"
 
-// What each worker's syscalls add up to, as iolens should count them.
+// What a worker's syscalls add up to, as iolens should count them.
 struct Expected {
     uint64_t read_calls = 0, read_bytes = 0;
     uint64_t write_calls = 0, write_bytes = 0;
     uint64_t open_calls = 0, close_calls = 0;
     uint64_t stat_calls = 0, seek_calls = 0, sync_calls = 0;
 };
-Expected expected_warm(const WorkerPlan& w);
-Expected expected_cold();
+Expected expected(const WorkerPlan& w);
+// The sizes of the worker's reads, as iolens's log2 histogram holds them.
+model::Histogram expected_read_sizes(const WorkerPlan& w);
+
+// One figure iolens must report, and where in the report it is.
+enum class Where {
+    WorkloadStatus,  // the driver's exit status (from the run, not the report)
+    LostEvents,
+    Processes,       // processes in the report
+    Parent,          // a worker's parent pid; expected: the driver's, known at run time
+    ProcessOp,       // a worker's calls or bytes of one class
+    ReadSizes,       // a worker's read-size histogram
+    FileOp,          // a file's calls or bytes of one class
+    FileCacheHits,   // a file's page-cache hit bytes
+    FileCacheMisses,
+    BlockReads,      // block-layer read bytes charged to a worker
+};
+enum class Field { Calls, Bytes };
+// What the run must have set up for a figure to mean anything.
+enum class Needs { Nothing, WarmCached, ColdEvicted, ColdOnBlockDevice };
+
+struct Figure {
+    std::string name;      // "A read calls"
+    std::string family;    // the probe family whose figure it is
+    std::string expected;  // empty for Where::Parent
+    Where where = Where::ProcessOp;
+    char role = 0;               // the worker (process figures)
+    const char* file = nullptr;  // the file (file figures)
+    int op = 0;                  // IOLENS_OP_* (ProcessOp, FileOp)
+    Field field = Field::Calls;
+    Needs needs = Needs::Nothing;
+};
+
+// Every figure the self-test checks, in the order it prints them.
+const std::vector<Figure>& figures();
+
+// "512:5 4096:16 ..." (power-of-two bucket lower bound : count).
+std::string bucket_text(const model::Histogram& h);
 
 }  // namespace iolens::selftest

@@ -1,12 +1,11 @@
 #include "selftest/verdict.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 
 #include "probes/catalog.h"
+#include "util/errno_text.h"
 
 namespace iolens::selftest {
 
@@ -99,11 +98,11 @@ Result<void> write_json_file(const std::string& path, const nlohmann::json& j)
 {
     std::ofstream out(path, std::ios::trunc);
     if (!out)
-        return make_error("cannot write " + path + ": " + std::strerror(errno));
+        return errno_error("cannot write " + path);
     out << j.dump(2) << "\n";
     out.close();
     if (!out)
-        return make_error("cannot write " + path + ": " + std::strerror(errno));
+        return errno_error("cannot write " + path);
     return {};
 }
 

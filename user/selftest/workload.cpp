@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "selftest/scenario.h"
+#include "util/errno_text.h"
 
 namespace iolens::selftest {
 
@@ -30,7 +31,7 @@ struct Pipes {
 [[noreturn]] void die(char role, const char* what)
 {
     char msg[256];
-    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, std::strerror(errno));
+    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, errno_text().c_str());
     (void)!write(2, msg, static_cast<size_t>(n));
     _exit(1);
 }
@@ -71,76 +72,60 @@ void close_pipes(char role, const Pipes& p)
         die(role, "closing its pipe ends");
 }
 
-// Each syscall below is one the checks count: keep scenario.cpp's
-// expected_warm() in step with any change here.
-[[noreturn]] void warm_worker(const std::string& dir, const WorkerPlan& w, const Pipes& p)
+// Does the worker's plan, syscall by syscall: each one below is a figure of
+// selftest/scenario.cpp's expected(), which reads the same plan.
+[[noreturn]] void worker(const std::string& dir, const WorkerPlan& w, const Pipes& p)
 {
     pipe_in(w.role, p, w.pipe_messages, w.pipe_message_size);
-    int fd = open((dir + "/" + kWarmFile).c_str(), O_RDONLY);
+    const std::string name = w.file;
+    int fd = open((dir + "/" + name).c_str(), O_RDONLY);
     if (fd < 0)
-        die(w.role, "opening sizes.bin");
-    struct stat st{};
-    if (fstat(fd, &st) != 0)
-        die(w.role, "fstat of sizes.bin");
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        die(w.role, "lseek on sizes.bin");
+        die(w.role, ("opening " + name).c_str());
+    if (w.stat_and_rewind) {
+        struct stat st{};
+        if (fstat(fd, &st) != 0)
+            die(w.role, ("fstat of " + name).c_str());
+        if (lseek(fd, 0, SEEK_SET) != 0)
+            die(w.role, ("lseek on " + name).c_str());
+    }
     for (const auto& r : w.reads) {
         for (uint64_t i = 0; i < r.count; i++) {
             // Odd offsets for pread, inside the first MiB (the file has 4).
             ssize_t n = r.positional ? pread(fd, g_buf, r.size, static_cast<off_t>(7 + i * 3 * r.size))
                                      : read(fd, g_buf, r.size);
             if (n != static_cast<ssize_t>(r.size))
-                die(w.role, "short read of sizes.bin");
+                die(w.role, ("short read of " + name).c_str());
         }
     }
-    int out = open((dir + "/" + out_file(w.role)).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0)
-        die(w.role, "creating its output file");
-    std::memset(g_buf, w.role, w.write_size);
-    for (uint64_t i = 0; i < w.write_count; i++)
-        if (write(out, g_buf, w.write_size) != static_cast<ssize_t>(w.write_size))
-            die(w.role, "writing its output file");
-    if (fsync(out) != 0)
-        die(w.role, "fsync of its output file");
-    if (close(out) != 0 || close(fd) != 0)
-        die(w.role, "closing its files");
+    // The read at end of file asks for as much as the last run did.
+    if (w.read_to_eof && read(fd, g_buf, w.reads.empty() ? sizeof(g_buf) : w.reads.back().size) != 0) {
+        errno = EIO;
+        die(w.role, (name + " is not the size the self-test wrote").c_str());
+    }
+    if (w.write_count > 0) {
+        int out = open((dir + "/" + out_file(w.role)).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out < 0)
+            die(w.role, "creating its output file");
+        std::memset(g_buf, w.role, w.write_size);
+        for (uint64_t i = 0; i < w.write_count; i++)
+            if (write(out, g_buf, w.write_size) != static_cast<ssize_t>(w.write_size))
+                die(w.role, "writing its output file");
+        if (fsync(out) != 0)
+            die(w.role, "fsync of its output file");
+        if (close(out) != 0)
+            die(w.role, "closing its output file");
+    }
+    if (close(fd) != 0)
+        die(w.role, ("closing " + name).c_str());
     pipe_out(w.role, p, w.pipe_messages, w.pipe_message_size);
     close_pipes(w.role, p);
     _exit(0);
 }
 
-// See expected_cold().
-[[noreturn]] void cold_worker(const std::string& dir, const Pipes& p)
-{
-    pipe_in('C', p, kColdPipeMessages, kColdPipeMessageSize);
-    int fd = open((dir + "/" + kColdFile).c_str(), O_RDONLY);
-    if (fd < 0)
-        die('C', "opening cold.bin");
-    uint64_t total = 0;
-    for (;;) {
-        ssize_t n = read(fd, g_buf, kColdChunk);
-        if (n < 0)
-            die('C', "reading cold.bin");
-        if (n == 0)
-            break;
-        total += static_cast<uint64_t>(n);
-    }
-    if (total != kColdFileSize) {
-        errno = EIO;
-        die('C', "cold.bin is not the size the self-test wrote");
-    }
-    if (close(fd) != 0)
-        die('C', "closing cold.bin");
-    pipe_out('C', p, kColdPipeMessages, kColdPipeMessageSize);
-    close_pipes('C', p);
-    _exit(0);
-}
-
 struct Started {
-    char role;
+    const WorkerPlan* plan;
     pid_t pid;
     Pipes pipes;
-    uint64_t messages, size;
 };
 
 }  // namespace
@@ -148,40 +133,38 @@ struct Started {
 int run_workload(const std::string& dir, int report_fd)
 {
     std::vector<Started> workers;
-    auto start = [&](char role, uint64_t messages, uint64_t size, auto&& body) -> bool {
-        Started s{role, -1, {}, messages, size};
+    bool ok = true;
+    for (const auto& w : selftest::workers()) {
+        Started s{&w, -1, {}};
         if (pipe(s.pipes.to_worker) != 0 || pipe(s.pipes.from_worker) != 0) {
-            std::fprintf(stderr, "iolens self-test: cannot create a pipe: %s\n", std::strerror(errno));
-            return false;
+            std::fprintf(stderr, "iolens self-test: cannot create a pipe: %s\n", errno_text().c_str());
+            ok = false;
+            break;
         }
         s.pid = fork();
         if (s.pid < 0) {
-            std::fprintf(stderr, "iolens self-test: cannot fork: %s\n", std::strerror(errno));
-            return false;
+            std::fprintf(stderr, "iolens self-test: cannot fork: %s\n", errno_text().c_str());
+            ok = false;
+            break;
         }
         if (s.pid == 0)
-            body(s.pipes);
+            worker(dir, w, s.pipes);
         workers.push_back(s);
-        return true;
-    };
-    bool ok = true;
-    for (const auto& w : warm_workers())
-        ok = ok && start(w.role, w.pipe_messages, w.pipe_message_size,
-                         [&](const Pipes& p) { warm_worker(dir, w, p); });
-    ok = ok && start('C', kColdPipeMessages, kColdPipeMessageSize, [&](const Pipes& p) { cold_worker(dir, p); });
+    }
 
     // Feed every worker, then drain what each sends back: pipe traffic in both
     // directions that iolens must not count as file I/O.
     static char msg[4096];
     for (auto& s : workers) {
-        std::memset(msg, 'd', s.size);
-        for (uint64_t i = 0; i < s.messages; i++)
-            if (write(s.pipes.to_worker[1], msg, s.size) != static_cast<ssize_t>(s.size))
+        const uint64_t size = s.plan->pipe_message_size;
+        std::memset(msg, 'd', size);
+        for (uint64_t i = 0; i < s.plan->pipe_messages; i++)
+            if (write(s.pipes.to_worker[1], msg, size) != static_cast<ssize_t>(size))
                 ok = false;
     }
     for (auto& s : workers)
-        for (uint64_t i = 0; i < s.messages; i++)
-            if (!read_full(s.pipes.from_worker[0], msg, s.size))
+        for (uint64_t i = 0; i < s.plan->pipe_messages; i++)
+            if (!read_full(s.pipes.from_worker[0], msg, s.plan->pipe_message_size))
                 ok = false;
 
     std::string lines;
@@ -191,10 +174,10 @@ int run_workload(const std::string& dir, int report_fd)
         }
         int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         ok = ok && status == 0;
-        lines += std::string(1, s.role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
+        lines += std::string(1, s.plan->role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
     }
     if (write(report_fd, lines.data(), lines.size()) != static_cast<ssize_t>(lines.size())) {
-        std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", std::strerror(errno));
+        std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", errno_text().c_str());
         return 1;
     }
     return ok ? 0 : 1;
