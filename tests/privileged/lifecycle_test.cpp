@@ -189,6 +189,38 @@ TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
     EXPECT_GT(j["totals"]["read"]["calls"].get<uint64_t>(), 0u);
 }
 
+TEST_F(Lifecycle, AKilledRecorderLosesOnlyItsLastFewHundredMilliseconds)
+{
+    // 5,000 reads, then the job idles (no exec, which would flush): a SIGKILL
+    // 500 ms later (past the 100 ms flush and the 50 ms poll) must find all
+    // of them in the file. Three rounds: a 1 s flush (as before) would lose
+    // them in most rounds.
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    for (int round = 0; round < 3; ++round) {
+        const std::string rec_path = dir / ("rec" + std::to_string(round) + ".iolens");
+        Background rec({iolens_bin(), "record", "-o", rec_path, "--", workload_bin(), "attach-target", "--file", file,
+                        "--children", "0", "--reads", "0", "--own-reads", "5000"});
+        ASSERT_TRUE(rec.wait_for_line(false, "ready", 20000));
+        const pid_t job = child_of(rec.pid());
+        ASSERT_GT(job, 0);
+        kill(job, SIGUSR1);
+        ASSERT_TRUE(rec.wait_for_line(false, "done", 20000));
+        usleep(500'000);
+        kill(rec.pid(), SIGKILL);
+        kill(job, SIGKILL);
+        rec.wait();
+        auto r = run({iolens_bin(), "report", rec_path, "--json", rec_path + ".json"});
+        EXPECT_EQ(r.exit_status, 3) << r.err;
+        auto j = load_json(rec_path + ".json");
+        uint64_t reads = 0;
+        for (const auto& f : j["files"])
+            if (f["path"] == file)
+                reads = f["ops"]["read"]["calls"].get<uint64_t>();
+        EXPECT_EQ(reads, 5000u) << "round " << round;
+    }
+}
+
 TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
 {
     const std::string out = dir / "rec.iolens";

@@ -49,7 +49,10 @@ namespace iolens::capture {
 namespace {
 
 constexpr int kPollMs = 50;                        // drain at least this often (wake-ups are batched)
-constexpr uint64_t kFlushEveryNs = 1'000'000'000;  // a killed recorder loses at most ~1 s
+// A killed recorder (SIGKILL) loses what it has not written yet: at most
+// ~kFlushEveryNs + kPollMs of records, or kFlushBytes (docs/recording-format.md).
+constexpr uint64_t kFlushEveryNs = 100'000'000;
+constexpr size_t kFlushBytes = 256u << 10;
 constexpr uint64_t kLivenessEveryNs = 200'000'000; // -p: how often /proc is asked who still runs
 
 // epoll tags of the event loop's sources.
@@ -186,6 +189,7 @@ Result<void> RecordSession::open_output()
     recording::WriterOptions wopt;
     wopt.force = opt_.force;
     wopt.deferred = true;
+    wopt.flush_bytes = kFlushBytes;
     auto writer = recording::Writer::create(opt_.output_path, wopt);
     if (!writer)
         return writer.error();
