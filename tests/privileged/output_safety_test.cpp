@@ -167,6 +167,33 @@ TEST_F(OutputSafety, ABackgroundedRecorderStillStopsOnSigint)
     EXPECT_NE(r.err.find("recording written"), std::string::npos) << r.err;
 }
 
+TEST_F(OutputSafety, TextThatIsNotUtf8NeverEndsACaptureAndIsStoredLosslessly)
+{
+    // A command argument, a rank variable's value and (with -p) a target's
+    // argv that are not UTF-8: the capture runs to its end, exits with the
+    // job's status, and the bytes come back exactly.
+    auto r = run({"env", std::string("LOCAL_RANK=\xff"), iolens_bin(), "record", "-o", dir / "a.iolens", "--json",
+                  dir / "a.json", "--", "sh", "-c", "exit 3", std::string("arg\xfe")});
+    EXPECT_EQ(r.exit_status, 3) << r.err;
+    auto j = load_json(dir / "a.json");
+    EXPECT_EQ(j["capture"]["exit_status"], 3);
+    EXPECT_EQ(j["capture"]["command"][3]["bytes_hex"], "617267fe");
+    EXPECT_EQ(j["capture"]["command"][3]["text"], "arg\\xfe");
+    EXPECT_NE(r.out.find("arg\\xfe"), std::string::npos) << "the terminal shows the bad byte escaped\n" << r.out;
+
+    Background target({"sh", "-c", "sleep 30", std::string("t\xff")});
+    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "p.iolens", "-d", "1s",
+                    "--json", dir / "p.json"});
+    auto rr = rec.wait();
+    EXPECT_EQ(rr.exit_status, 0) << rr.err;
+    auto pj = load_json(dir / "p.json");
+    bool found = false;
+    for (const auto& p : pj["processes"])
+        for (const auto& a : p["cmdline"])
+            found = found || (a.is_object() && a["bytes_hex"] == "74ff");
+    EXPECT_TRUE(found) << pj["processes"].dump();
+}
+
 TEST_F(OutputSafety, ADiskFullMidRunNeverAbandonsTheJobAndSaysWhatWasLost)
 {
     // A 256 KiB tmpfs for the recording: the first 1 MiB RECORDS chunk does

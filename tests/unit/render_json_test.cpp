@@ -172,6 +172,8 @@ TEST(JsonRenderer, TextIsPrettyParseableAndSurvivesNonUtf8Names) {
     EXPECT_EQ(text.back(), '\n');
     EXPECT_EQ(text.substr(0, 4), "{\n  ");  // 2-space indent
     const json back = json::parse(text);
-    EXPECT_EQ(back.at("files")[0].at("path"), "/data/bad\xef\xbf\xbd\xef\xbf\xbdname");  // U+FFFD
+    // Not UTF-8: lossless bytes, and a readable text with the bad bytes escaped.
+    EXPECT_EQ(back.at("files")[0].at("path").at("bytes_hex"), "2f646174612f626164fffe6e616d65");
+    EXPECT_EQ(back.at("files")[0].at("path").at("text"), "/data/bad\\xff\\xfename");
     EXPECT_EQ(back.at("schema"), "iolens.report");
 }

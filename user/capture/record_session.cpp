@@ -43,6 +43,8 @@
 #include "util/clock.h"
 #include "util/errno_text.h"
 #include "util/fd.h"
+#include "util/json_text.h"
+#include "util/text.h"
 
 namespace iolens::capture {
 
@@ -69,7 +71,7 @@ int shell_status(int wstatus)
 
 Result<void> write_json(recording::Writer& w, recording::ChunkType type, const nlohmann::json& j)
 {
-    return w.write_json_chunk(type, j.dump());
+    return w.write_json_chunk(type, json_dump(j));
 }
 
 // The kernel counters that are losses, as they appear in lost_detail.
@@ -303,7 +305,10 @@ Result<void> RecordSession::write_env(pid_t pid)
     auto vars = read_env_vars(pid, names);
     if (vars.empty())
         return {};
-    return write_json(*writer_, recording::ChunkType::Env, {{"pid", pid}, {"vars", vars}});
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, value] : vars)
+        j[utf8_escaped(name)] = text_json(value);
+    return write_json(*writer_, recording::ChunkType::Env, {{"pid", pid}, {"vars", std::move(j)}});
 }
 
 Result<void> RecordSession::write_start()

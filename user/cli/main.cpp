@@ -1,7 +1,6 @@
 // iolens entry point: builds the command line, runs the chosen subcommand, and
 // turns any error into a message on stderr and a non-zero exit at this one
 // boundary. Data goes to stdout, logs to stderr.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -10,14 +9,12 @@
 
 #include "capture/signals.h"
 #include "cli/commands.h"
+#include "cli/logging.h"
 
 int main(int argc, char** argv)
 {
     iolens::capture::take_signal_dispositions();
-    auto logger = spdlog::stderr_color_mt("iolens");
-    logger->set_pattern("iolens: %^%l%$: %v");
-    spdlog::set_default_logger(logger);
-    spdlog::set_level(spdlog::level::info);
+    iolens::cli::setup_logging();
 
     CLI::App app;
     iolens::cli::Action action;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "recording/capture_json.h"
+#include "util/json_text.h"
 
 namespace iolens::model {
 
@@ -70,8 +71,8 @@ Result<void> Replay::apply(const recording::Chunk& chunk)
             return make_error("the ENV chunk lacks an unsigned \"pid\" or a \"vars\" object");
         std::map<std::string, std::string> env;
         for (const auto& [name, value] : vars->items())
-            if (value.is_string())  // anything else is ignored, like a non-integer rank
-                env[name] = value.get<std::string>();
+            if (auto text = text_from_json(value))  // anything else is ignored, like a non-integer rank
+                env[name] = std::move(*text);
         builder_.add_process_env(pid->get<uint32_t>(), env);
         return {};
     }

@@ -1,5 +1,7 @@
 #include "recording/capture_json.h"
 
+#include "util/json_text.h"
+
 #include <limits>
 #include <optional>
 
@@ -48,9 +50,11 @@ const char* decode(const json& v, bool& out) {
     return nullptr;
 }
 
+// A string, or util/json_text.h's form of one that is not UTF-8.
 const char* decode(const json& v, std::string& out) {
-    if (!v.is_string()) return "a string";
-    out = v.get<std::string>();
+    auto text = text_from_json(v);
+    if (!text) return "a string";
+    out = std::move(*text);
     return nullptr;
 }
 
@@ -201,7 +205,7 @@ const char* decode(const json& v, std::optional<CostInfo>& out) {
 json devices_to_json(const std::map<uint32_t, std::string>& devices) {
     json out = json::array();
     for (const auto& [dev, name] : devices)
-        out.push_back({{"major", dev_major(dev)}, {"minor", dev_minor(dev)}, {"name", name}});
+        out.push_back({{"major", dev_major(dev)}, {"minor", dev_minor(dev)}, {"name", text_json(name)}});
     return out;
 }
 
@@ -210,9 +214,9 @@ json devices_to_json(const std::map<uint32_t, std::string>& devices) {
 json capture_to_json(const CaptureInfo& c) {
     json probes = json::array();
     for (const auto& p : c.probes)
-        probes.push_back({{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", p.reason}});
+        probes.push_back({{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", text_json(p.reason)}});
     return {
-        {"command", c.command},
+        {"command", texts_json(c.command)},
         {"pids", c.pids},
         {"start_unix_ns", c.start_unix_ns},
         {"start_mono_ns", c.start_mono_ns},
@@ -221,13 +225,13 @@ json capture_to_json(const CaptureInfo& c) {
         {"lost_events", c.lost_events},
         {"lost_detail", c.lost_detail},
         {"probes", std::move(probes)},
-        {"hostname", c.hostname},
-        {"kernel_release", c.kernel_release},
-        {"iolens_version", c.iolens_version},
+        {"hostname", text_json(c.hostname)},
+        {"kernel_release", text_json(c.kernel_release)},
+        {"iolens_version", text_json(c.iolens_version)},
         {"exit_status", c.exit_status ? json(*c.exit_status) : json(nullptr)},
         {"partial", c.partial},
-        {"partial_reason", c.partial_reason},
-        {"stop_reason", c.stop_reason},
+        {"partial_reason", text_json(c.partial_reason)},
+        {"stop_reason", text_json(c.stop_reason)},
         {"kernel_counters", c.kernel_counters},
         {"devices", devices_to_json(c.devices)},
         {"cost", cost_to_json(c.cost)},
@@ -271,8 +275,8 @@ json process_to_json(const ProcessInfo& p) {
     return {
         {"pid", p.pid},
         {"ppid", p.ppid},
-        {"comm", p.comm},
-        {"cmdline", p.cmdline},
+        {"comm", text_json(p.comm)},
+        {"cmdline", texts_json(p.cmdline)},
         {"start_ns", p.start_ns},
         {"end_ns", p.end_ns},
         {"exit_code", p.exit_code ? json(*p.exit_code) : json(nullptr)},

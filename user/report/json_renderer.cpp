@@ -3,6 +3,7 @@
 #include "recording/capture_json.h"
 #include "report/findings_renderer.h"
 #include "report/json_sections.h"
+#include "util/json_text.h"
 
 namespace iolens::report {
 
@@ -97,7 +98,7 @@ json block_to_json(const model::Report& r, const Live& live) {
     json devices = json::array();
     for (const auto& d : r.block_devices) {
         devices.push_back({
-            {"name", d.name},
+            {"name", text_json(d.name)},
             {"dev", d.dev},
             {"major", recording::dev_major(d.dev)},
             {"minor", recording::dev_minor(d.dev)},
@@ -125,7 +126,7 @@ json report_to_json(const model::Report& r) {
     json files = json::array();
     for (const auto& f : r.files) {
         files.push_back({
-            {"path", f.path},
+            {"path", text_json(f.path)},
             {"dev", f.dev},
             {"dev_major", recording::dev_major(f.dev)},
             {"dev_minor", recording::dev_minor(f.dev)},

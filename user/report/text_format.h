@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/text.h"
 #include "util/units.h"
 
 namespace iolens::report {
@@ -23,9 +24,7 @@ std::string seq_rand(std::optional<double> sequential_share);
 // human_count if it fits in width columns, else "12.3M"-style.
 std::string count_fit(uint64_t n, size_t width);
 
-// Control characters and bytes that are not UTF-8 become "\xNN"; the rest is
-// kept. The result is valid UTF-8 without control characters.
-std::string printable(std::string_view s);
+using iolens::printable;  // util/text.h
 // Terminal columns of a printable() string (East Asian wide characters count 2).
 size_t display_width(std::string_view printable_text);
 // s made printable and shortened to at most width columns by replacing its
