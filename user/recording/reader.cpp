@@ -74,6 +74,13 @@ public:
 
     int error() const { return errno_; }
 
+    // Continues reading at byte off of the file (the buffer is dropped).
+    bool seek(uint64_t off) {
+        pos_ = len_ = 0;
+        eof_ = false;
+        return ::lseek(fd_, static_cast<off_t>(off), SEEK_SET) == static_cast<off_t>(off);
+    }
+
 private:
     // Refills the empty buffer; false on an I/O error.
     bool fill() {
@@ -183,31 +190,33 @@ Result<uint32_t> read_header(BufferedReader& in, const std::string& path, ReadOu
     return header_size;
 }
 
-// Walks the chunks after the header, one at a time, stopping at the first
-// truncated or corrupt one (out.problem says which and where).
+// Walks the chunks after the header, one at a time. A damaged chunk is
+// skipped: the walk resynchronises on the next chunk magic whose header and
+// checksum hold (out.damaged_regions, out.skipped_bytes); a truncated last
+// chunk ends it. out.problem says what happened.
 class ChunkWalker {
 public:
     ChunkWalker(BufferedReader& in, int fd, const std::string& path, ReadOutcome& out, uint64_t offset)
         : in_(in), fd_(fd), path_(path), out_(out), offset_(offset) {}
 
     // Reads the next intact chunk into chunk; false at the end of the file or
-    // on a problem.
+    // on a problem that ends the walk.
     bool next(Chunk& chunk);
     // Sets bytes_read, complete and the end-of-file problems.
     void finish(bool stopped);
 
 private:
-    bool payload_fits(uint32_t size);
+    enum class Step { Chunk, End, Damaged, Stop };
+    Step read_chunk(Chunk& chunk, std::string& why);
+    bool payload_fits(uint64_t at, uint32_t size);
+    // The offset of the next intact chunk after a damaged one at offset_, or
+    // 0 when there is none.
+    uint64_t find_next_chunk();
+    bool chunk_at(uint64_t at, std::vector<std::byte>& scratch);
+    void damaged(const std::string& why);
     void read_failed() {
         out_.problem = partial("cannot read " + path_ + " at byte " + std::to_string(offset_) + ": " +
                                errno_text(in_.error()));
-    }
-    void truncated() {
-        out_.problem = partial("recording is truncated at byte " + std::to_string(offset_) +
-                               " (recorder killed or disk full?)");
-    }
-    void corrupt(const std::string& why) {
-        out_.problem = partial("corrupt chunk at byte " + std::to_string(offset_) + " (" + why + ")");
     }
 
     BufferedReader& in_;
@@ -217,43 +226,107 @@ private:
     uint64_t offset_;
     bool end_seen_ = false;
     uint64_t after_end_at_ = 0;  // offset of the first chunk after END, if any
+    std::string first_damage_;   // what the first damaged region was
+    bool truncated_ = false;
+    // Bytes of candidate chunks checksummed while resynchronising: a crafted
+    // file full of fake magics must not make the reader quadratic.
+    uint64_t resync_budget_ = uint64_t{1} << 30;
 };
 
 // Never allocate past the end of the file, even under the cap.
-bool ChunkWalker::payload_fits(uint32_t size) {
-    if (offset_ + kChunkHeaderSize + size <= out_.file_size) return true;
+bool ChunkWalker::payload_fits(uint64_t at, uint32_t size) {
+    if (at + kChunkHeaderSize + size <= out_.file_size) return true;
     // The file may have grown since fstat (a live recording): re-check.
     struct stat now {};
     if (::fstat(fd_, &now) == 0) out_.file_size = std::max<uint64_t>(out_.file_size, now.st_size);
-    return offset_ + kChunkHeaderSize + size <= out_.file_size;
+    return at + kChunkHeaderSize + size <= out_.file_size;
 }
 
-bool ChunkWalker::next(Chunk& chunk) {
+ChunkWalker::Step ChunkWalker::read_chunk(Chunk& chunk, std::string& why) {
     uint8_t ch[kChunkHeaderSize];
     int64_t got = in_.read(ch, sizeof(ch));
-    if (got < 0) return read_failed(), false;
-    if (got == 0) return false;  // clean end of file, at a chunk boundary
-    if (got < static_cast<int64_t>(sizeof(ch))) return truncated(), false;
-    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) return corrupt("bad chunk magic"), false;
+    if (got < 0) return read_failed(), Step::Stop;
+    if (got == 0) return Step::End;  // clean end of file, at a chunk boundary
+    if (got < static_cast<int64_t>(sizeof(ch))) return why = "truncated", Step::Damaged;
+    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) return why = "bad chunk magic", Step::Damaged;
     uint32_t type = detail::get_le32(ch + detail::kOffChunkType);
     uint32_t size = detail::get_le32(ch + detail::kOffChunkSize);
     uint32_t crc = detail::get_le32(ch + detail::kOffChunkCrc);
     if (size > kMaxChunkPayload) {
-        corrupt("payload size " + std::to_string(size) + " is over the " + std::to_string(kMaxChunkPayload >> 20) +
-                " MiB limit");
-        return false;
+        why = "payload size " + std::to_string(size) + " is over the " + std::to_string(kMaxChunkPayload >> 20) +
+              " MiB limit";
+        return Step::Damaged;
     }
-    if (!payload_fits(size)) return truncated(), false;
+    if (!payload_fits(offset_, size)) return why = "truncated", Step::Damaged;
     chunk.type = static_cast<ChunkType>(type);
     chunk.payload.resize(size);
     got = in_.read(chunk.payload.data(), size);
-    if (got < 0) return read_failed(), false;
-    if (got < static_cast<int64_t>(size)) return truncated(), false;
+    if (got < 0) return read_failed(), Step::Stop;
+    if (got < static_cast<int64_t>(size)) return why = "truncated", Step::Damaged;
     if (detail::chunk_crc(out_.format_version, type, chunk.payload.data(), size) != crc)
-        return corrupt("CRC mismatch"), false;
+        return why = "CRC mismatch", Step::Damaged;
+    return Step::Chunk;
+}
+
+// Whether an intact chunk (magic, a size that fits, its checksum) starts at `at`.
+bool ChunkWalker::chunk_at(uint64_t at, std::vector<std::byte>& scratch) {
+    uint8_t ch[kChunkHeaderSize];
+    if (::pread(fd_, ch, sizeof ch, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof ch)) return false;
+    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) return false;
+    const uint32_t size = detail::get_le32(ch + detail::kOffChunkSize);
+    if (size > kMaxChunkPayload || !payload_fits(at, size) || size > resync_budget_) return false;
+    resync_budget_ -= size;
+    scratch.resize(size);
+    if (size && ::pread(fd_, scratch.data(), size, static_cast<off_t>(at + kChunkHeaderSize)) !=
+                    static_cast<ssize_t>(size))
+        return false;
+    return detail::chunk_crc(out_.format_version, detail::get_le32(ch + detail::kOffChunkType), scratch.data(),
+                             size) == detail::get_le32(ch + detail::kOffChunkCrc);
+}
+
+uint64_t ChunkWalker::find_next_chunk() {
+    std::vector<uint8_t> block(kReadBufferSize + 3);
+    std::vector<std::byte> scratch;
+    for (uint64_t at = offset_ + 1; at + kChunkHeaderSize <= out_.file_size && resync_budget_;) {
+        const ssize_t n = ::pread(fd_, block.data(), block.size(), static_cast<off_t>(at));
+        if (n < 4) return 0;
+        for (ssize_t i = 0; i + 4 <= n; ++i)
+            if (detail::get_le32(block.data() + i) == kChunkMagic && chunk_at(at + static_cast<uint64_t>(i), scratch))
+                return at + static_cast<uint64_t>(i);
+        at += static_cast<uint64_t>(n) - 3;  // a magic may straddle two blocks
+    }
+    return 0;
+}
+
+void ChunkWalker::damaged(const std::string& why) {
+    if (first_damage_.empty()) first_damage_ = "corrupt chunk at byte " + std::to_string(offset_) + " (" + why + ")";
+}
+
+bool ChunkWalker::next(Chunk& chunk) {
+    for (;;) {
+        std::string why;
+        const Step step = read_chunk(chunk, why);
+        if (step == Step::Stop || step == Step::End) return false;
+        if (step == Step::Chunk) break;
+        // Damaged at offset_: go on at the next intact chunk, if there is one.
+        const uint64_t next = find_next_chunk();
+        if (next == 0) {
+            if (why == "truncated") {
+                truncated_ = true;
+            } else {
+                damaged(why);
+            }
+            return false;
+        }
+        damaged(why);
+        out_.damaged_regions++;
+        out_.skipped_bytes += next - offset_;
+        offset_ = next;
+        if (!in_.seek(next)) return read_failed(), false;
+    }
     if (end_seen_ && after_end_at_ == 0) after_end_at_ = offset_;
     if (chunk.type == ChunkType::End) end_seen_ = true;
-    offset_ += kChunkHeaderSize + size;
+    offset_ += kChunkHeaderSize + chunk.payload.size();
     out_.bytes_read = offset_;
     ++out_.chunks_read;
     return true;
@@ -264,14 +337,32 @@ void ChunkWalker::finish(bool stopped) {
     out_.bytes_read = offset_;
     out_.file_size = std::max(out_.file_size, out_.bytes_read);
     if (!out_.problem.empty() || stopped) return;
-    if (after_end_at_ != 0) {
-        out_.problem = "recording has chunks after its END chunk (at byte " + std::to_string(after_end_at_) +
-                       "); they were read, but the file may be damaged";
-    } else if (end_seen_) {
-        out_.complete = true;
-    } else {
-        out_.problem = partial("recording has no END chunk (recorder killed?)");
+    std::vector<std::string> notes;
+    if (out_.damaged_regions) {
+        notes.push_back(first_damage_ + (out_.damaged_regions > 1 ? ", and " + std::to_string(out_.damaged_regions - 1) +
+                                                                       " more damaged region(s)"
+                                                                 : "") +
+                        ": " + std::to_string(out_.skipped_bytes) + " bytes skipped, the chunks after kept");
+    } else if (!first_damage_.empty()) {
+        notes.push_back(first_damage_);  // damaged, and nothing intact after it
     }
+    if (truncated_)
+        notes.push_back("recording is truncated at byte " + std::to_string(offset_) + " (recorder killed or disk full?)");
+    if (!truncated_ && first_damage_.empty()) {
+        if (after_end_at_ != 0) {
+            out_.problem = "recording has chunks after its END chunk (at byte " + std::to_string(after_end_at_) +
+                           "); they were read, but the file may be damaged";
+            return;
+        }
+        if (end_seen_) {
+            out_.complete = true;
+            return;
+        }
+    }
+    if (!end_seen_ && !truncated_) notes.push_back("recording has no END chunk (recorder killed?)");
+    std::string text;
+    for (const auto& n : notes) text += (text.empty() ? "" : "; ") + n;
+    out_.problem = partial(text);
 }
 
 // Reads the whole file, handing each intact chunk to sink (which may move its

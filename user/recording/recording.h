@@ -18,8 +18,10 @@
 //
 // Crash safety: chunks are appended and flushed as they fill, each with one
 // write loop, so a recorder that is killed leaves every chunk written so far
-// intact. The reader stops at a truncated or corrupt chunk and reports how far
-// it got.
+// intact. A corrupt chunk (bad magic, bad checksum, impossible size) is
+// skipped: the reader resynchronises on the next chunk magic whose header and
+// checksum hold, keeps everything after it (an intact END included) and says
+// what it skipped; a truncated last chunk ends the file.
 //
 // Nothing here needs BPF or privileges. A Writer is not thread-safe.
 #include <cstddef>
@@ -159,6 +161,10 @@ struct ReadOutcome {
     std::string problem;           // why reading stopped early or is partial (empty if
                                    // complete or stopped by on_chunk)
     uint64_t bytes_read = 0;       // end of the last intact chunk
+    // Damaged stretches skipped to resynchronise on the next intact chunk:
+    // how many, and their bytes (problem names the first).
+    uint64_t damaged_regions = 0;
+    uint64_t skipped_bytes = 0;
     uint64_t file_size = 0;
     uint32_t format_version = 0;
     uint64_t required_features = 0;
