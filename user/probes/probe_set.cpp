@@ -169,17 +169,10 @@ struct ProbeSet::Family {
 
 const char* counter_name(int counter)
 {
-    switch (counter) {
-    case IOLENS_CNT_RECORDS: return "records";
-    case IOLENS_CNT_RB_FULL: return "ring_buffer_full";
-    case IOLENS_CNT_STATE_FAIL: return "no_thread_state";
-    case IOLENS_CNT_PID_RANGE: return "pid_above_bitmap";
-    case IOLENS_CNT_PATH_TRUNC: return "path_truncated";
-    case IOLENS_CNT_BLOCK_UNMATCHED: return "block_issued_before_start";
-    case IOLENS_CNT_INODE_MAP_FULL: return "inode_watch_full";
-    case IOLENS_CNT_RB_BYTES: return "ring_bytes";
-    default: return "unknown";
-    }
+    for (const auto& c : kCounters)
+        if (c.id == counter)
+            return c.name;
+    return "unknown";
 }
 
 namespace {
@@ -390,12 +383,13 @@ std::map<std::string, uint64_t> ProbeSet::read_counters() const
     const int ncpu = libbpf_num_possible_cpus();
     const int fd = shared_maps_.at("iolens_counters");
     std::vector<uint64_t> values(ncpu > 0 ? ncpu : 1);
-    for (uint32_t key = 0; key < IOLENS_CNT_COUNT; key++) {
+    for (const auto& c : kCounters) {
+        const auto key = static_cast<uint32_t>(c.id);
         uint64_t sum = 0;
         if (bpf_map_lookup_elem(fd, &key, values.data()) == 0)
             for (uint64_t v : values)
                 sum += v;
-        out[counter_name(static_cast<int>(key))] = sum;
+        out[c.name] = sum;
     }
     return out;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "recording/capture.h"
+#include "probes/counters.h"
 #include "probes/features.h"
 #include "probes/tracked_set.h"
 #include "util/result.h"
@@ -71,7 +72,7 @@ private:
     TrackedSet tracked_;
 };
 
-// Names of enum iolens_counter slots, as they appear in reports.
+// Names of enum iolens_counter slots, as they appear in reports (kCounters).
 const char* counter_name(int counter);
 
 }  // namespace iolens::probes
