@@ -22,6 +22,8 @@
 #include "syscalls.skel.h"
 #include "syscalls_direct.skel.h"
 #include "syscalls_legacy.skel.h"
+#include "util/errno_text.h"
+#include "util/fd.h"
 
 namespace iolens::probes {
 
@@ -30,8 +32,6 @@ namespace {
 enum class Hook { TpBtf, RawTp };
 
 const char* hook_prefix(Hook h) { return h == Hook::TpBtf ? "tp_btf" : "raw_tp"; }
-
-std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
 {
@@ -358,15 +358,14 @@ void ProbeSet::detach()
     // cannot send stay counted as produced and show up as undelivered.
     for (auto& fam : families_) {
         for (auto& link : fam->drains) {
-            const int fd = bpf_iter_create(bpf_link__fd(link.get()));
-            if (fd < 0) {
+            const UniqueFd fd(bpf_iter_create(bpf_link__fd(link.get())));
+            if (!fd) {
                 spdlog::warn("{} probes: cannot run the drain iterator: {}", fam->spec->name, errno_text(errno));
                 continue;
             }
             char buf[256];
-            while (read(fd, buf, sizeof buf) > 0) {
+            while (read(fd.get(), buf, sizeof buf) > 0) {
             }
-            close(fd);
         }
         fam->drains.clear();
     }
