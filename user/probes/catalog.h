@@ -14,30 +14,41 @@ struct OptionalTracepoint {
     std::string without;  // what is unavailable when the kernel lacks it
 };
 
-// Builds of one family's BPF source for different kernels (CMakeLists.txt,
-// IOLENS_BPF_VARIANTS; bpf/common.bpf.h and bpf/file.bpf.h explain them).
+// Builds of one family's BPF source for different kernels (bpf/common.bpf.h
+// and bpf/file.bpf.h explain them).
 enum class Variant {
     Direct,    // 6.2+: file and inode fields as direct loads (bpf_rdonly_cast)
     Standard,  // 5.11+: per-thread state in task storage
     Legacy,    // 5.8+: per-thread state in an LRU hash, no BTF task pointer
 };
-// "direct", "standard", "legacy"; also the suffix of the BPF object's name.
+// "direct", "standard", "legacy".
 const char* variant_name(Variant v);
 
+// One BPF object (skeleton): a build of a family's source. The list is
+// CMakeLists.txt's IOLENS_BPF_OBJECTS, which builds them.
+struct BpfObject {
+    const char* name;    // the skeleton is <name>_bpf
+    const char* family;  // FamilySpec::name
+    Variant build;
+};
+const std::vector<BpfObject>& bpf_objects();
+
 struct FamilySpec {
-    std::string name;                       // "process", "syscalls", ...; also the BPF object's name
+    std::string name;                       // "process", "syscalls", ...
     std::string provides;                   // one line for `check`
     std::vector<std::string> required;      // tracepoints it cannot work without
     std::vector<OptionalTracepoint> optional;
     bool essential = false;                 // record fails without it
     bool has_raw_tp = true;                 // a raw_tp fallback exists (else tp_btf only)
-    bool has_direct = false;                // a Direct build exists
-    bool has_legacy = false;                // a Legacy build exists (the family keeps thread state)
     bool needs_folio = false;               // reads struct folio (page-cache tracepoints, 5.16+)
 };
 
 const std::vector<FamilySpec>& family_specs();
 const FamilySpec* find_family(const std::string& name);
+// The builds of a family (bpf_objects()), and whether it has more than one
+// (then `check` and the probe statuses name the one chosen).
+bool has_build(const FamilySpec& spec, Variant v);
+bool has_builds(const FamilySpec& spec);
 
 // The builds worth trying for a family on this kernel, best first, or only
 // the forced one ("direct", "standard", "legacy"; empty: no forcing). All
@@ -49,7 +60,7 @@ std::vector<Variant> candidate_variants(const Features& features, const FamilySp
 // Why this kernel cannot run the family at all, whatever the hook (before
 // trying to load it), or empty.
 std::string unsupported_reason(const Features& features, const FamilySpec& spec);
-// "<name>" or "<name>_<variant>": the BPF object (skeleton) of that build.
+// The BPF object (skeleton) of that build of the family, or empty if none.
 std::string object_name(const FamilySpec& spec, Variant v);
 
 struct FamilyPlan {

@@ -11,17 +11,10 @@
 #include <algorithm>
 #include <functional>
 
-#include "block.skel.h"
-#include "blocking.skel.h"
-#include "blocking_legacy.skel.h"
-#include "pagecache.skel.h"
-#include "pagecache_legacy.skel.h"
+#include "bpf_objects.h"
+#include "bpf_skeletons.h"
 #include "iolens/abi.h"
 #include "probes/catalog.h"
-#include "proc.skel.h"
-#include "syscalls.skel.h"
-#include "syscalls_direct.skel.h"
-#include "syscalls_legacy.skel.h"
 #include "util/errno_text.h"
 #include "util/fd.h"
 
@@ -75,27 +68,20 @@ SkeletonHandle open_skeleton(uint32_t wakeup_shift)
 
 using Opener = SkeletonHandle (*)(uint32_t);
 
+// The skeleton of each BPF object (CMakeLists.txt's IOLENS_BPF_OBJECTS).
+const std::pair<const char*, Opener> kOpeners[] = {
+#define IOLENS_OPENER_ROW(object, family, build) \
+    {#object, open_skeleton<object##_bpf, object##_bpf__open, object##_bpf__destroy>},
+    IOLENS_BPF_OBJECTS(IOLENS_OPENER_ROW)
+#undef IOLENS_OPENER_ROW
+};
+
 // The skeleton of a BPF object, by object name (catalog's object_name()).
 Opener opener_for(const std::string& object)
 {
-    if (object == "process")
-        return open_skeleton<proc_bpf, proc_bpf__open, proc_bpf__destroy>;
-    if (object == "syscalls")
-        return open_skeleton<syscalls_bpf, syscalls_bpf__open, syscalls_bpf__destroy>;
-    if (object == "syscalls_direct")
-        return open_skeleton<syscalls_direct_bpf, syscalls_direct_bpf__open, syscalls_direct_bpf__destroy>;
-    if (object == "syscalls_legacy")
-        return open_skeleton<syscalls_legacy_bpf, syscalls_legacy_bpf__open, syscalls_legacy_bpf__destroy>;
-    if (object == "pagecache")
-        return open_skeleton<pagecache_bpf, pagecache_bpf__open, pagecache_bpf__destroy>;
-    if (object == "pagecache_legacy")
-        return open_skeleton<pagecache_legacy_bpf, pagecache_legacy_bpf__open, pagecache_legacy_bpf__destroy>;
-    if (object == "blocking")
-        return open_skeleton<blocking_bpf, blocking_bpf__open, blocking_bpf__destroy>;
-    if (object == "blocking_legacy")
-        return open_skeleton<blocking_legacy_bpf, blocking_legacy_bpf__open, blocking_legacy_bpf__destroy>;
-    if (object == "block")
-        return open_skeleton<block_bpf, block_bpf__open, block_bpf__destroy>;
+    for (const auto& [name, open] : kOpeners)
+        if (object == name)
+            return open;
     return nullptr;
 }
 
@@ -161,7 +147,7 @@ struct ProbeSet::Family {
         std::string s;
         for (const auto& tp : tracepoints)
             s += (s.empty() ? "" : ",") + std::string(hook_prefix(hook)) + "/" + tp;
-        if (spec->has_direct || spec->has_legacy)
+        if (has_builds(*spec))
             s += std::string(" [") + variant_name(variant) + "]";
         return s;
     }
