@@ -225,60 +225,49 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 }
 
 /*
- * 5.11 dropped the request_queue argument of block_rq_insert/issue and
- * block_getrq (which also lost its rw), and the queue and request arguments
- * of block_bio_frontmerge. Both signatures are compiled; a
- * program name ending in _a<N> is for kernels where the tracepoint has N
- * arguments, and user space loads only the one matching this kernel's BTF.
- * (Loading the wrong one would not fail: it would read a request_queue as a
- * request.)
+ * 5.11 dropped the request_queue argument of block_rq_insert/issue (commit
+ * a54895fa057c, "block: remove the request_queue to argument request based
+ * tracepoints") and the queue and request arguments of block_getrq (which
+ * also lost its rw) and block_bio_frontmerge (e8a676d61c07, "block: simplify
+ * and extend the block_bio_merge tracepoint class"); some stable kernels took
+ * one change and not the other (Debian's 5.10). One program per tracepoint
+ * and hook reads its argument where this kernel's prototype has it: user
+ * space sets each iolens_arity_<tracepoint> from the kernel's BTF (the probe
+ * plan, user/probes/catalog.cpp). Reading the wrong position would not fail:
+ * it would read a request_queue as a request.
  */
-SEC("tp_btf/block_getrq")
-int BPF_PROG(blk_getrq_btf_a1, struct bio *bio)
-{
-	return on_getrq(bio);
-}
+IOLENS_TP_ARITY(block_getrq);          /* 1: (bio); 3: (q, bio, rw) */
+IOLENS_TP_ARITY(block_bio_frontmerge); /* 1: (bio); 3: (q, rq, bio) */
+IOLENS_TP_ARITY(block_rq_insert);      /* 1: (rq); 2: (q, rq) */
+IOLENS_TP_ARITY(block_rq_issue);       /* 1: (rq); 2: (q, rq) */
+
+#define GETRQ_BIO(ctx) ((struct bio *)IOLENS_TP_ARG(ctx, block_getrq, 3, 1, 0))
+#define FRONTMERGE_BIO(ctx) ((struct bio *)IOLENS_TP_ARG(ctx, block_bio_frontmerge, 3, 2, 0))
+#define INSERT_RQ(ctx) ((struct request *)IOLENS_TP_ARG(ctx, block_rq_insert, 2, 1, 0))
+#define ISSUE_RQ(ctx) ((struct request *)IOLENS_TP_ARG(ctx, block_rq_issue, 2, 1, 0))
 
 SEC("tp_btf/block_getrq")
-int BPF_PROG(blk_getrq_btf_a3, struct request_queue *q, struct bio *bio, int rw)
+int BPF_PROG(blk_getrq_btf)
 {
-	return on_getrq(bio);
+	return on_getrq(GETRQ_BIO(ctx));
 }
 
 SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_btf_a1, struct bio *bio)
+int BPF_PROG(blk_frontmerge_btf)
 {
-	return on_frontmerge(bio);
-}
-
-SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_btf_a3, struct request_queue *q, struct request *rq, struct bio *bio)
-{
-	return on_frontmerge(bio);
+	return on_frontmerge(FRONTMERGE_BIO(ctx));
 }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blk_rq_insert_btf_a1, struct request *rq)
+int BPF_PROG(blk_rq_insert_btf)
 {
-	return on_insert(rq);
-}
-
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blk_rq_insert_btf_a2, struct request_queue *q, struct request *rq)
-{
-	return on_insert(rq);
+	return on_insert(INSERT_RQ(ctx));
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blk_rq_issue_btf_a1, struct request *rq)
+int BPF_PROG(blk_rq_issue_btf)
 {
-	return on_issue(rq);
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blk_rq_issue_btf_a2, struct request_queue *q, struct request *rq)
-{
-	return on_issue(rq);
+	return on_issue(ISSUE_RQ(ctx));
 }
 
 SEC("tp_btf/block_rq_complete")
@@ -288,51 +277,27 @@ int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr
 }
 
 SEC("raw_tp/block_getrq")
-int BPF_PROG(blk_getrq_raw_a1, struct bio *bio)
+int BPF_PROG(blk_getrq_raw)
 {
-	return on_getrq(bio);
-}
-
-SEC("raw_tp/block_getrq")
-int BPF_PROG(blk_getrq_raw_a3, struct request_queue *q, struct bio *bio, int rw)
-{
-	return on_getrq(bio);
+	return on_getrq(GETRQ_BIO(ctx));
 }
 
 SEC("raw_tp/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_raw_a1, struct bio *bio)
+int BPF_PROG(blk_frontmerge_raw)
 {
-	return on_frontmerge(bio);
-}
-
-SEC("raw_tp/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_raw_a3, struct request_queue *q, struct request *rq, struct bio *bio)
-{
-	return on_frontmerge(bio);
+	return on_frontmerge(FRONTMERGE_BIO(ctx));
 }
 
 SEC("raw_tp/block_rq_insert")
-int BPF_PROG(blk_rq_insert_raw_a1, struct request *rq)
+int BPF_PROG(blk_rq_insert_raw)
 {
-	return on_insert(rq);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(blk_rq_insert_raw_a2, struct request_queue *q, struct request *rq)
-{
-	return on_insert(rq);
+	return on_insert(INSERT_RQ(ctx));
 }
 
 SEC("raw_tp/block_rq_issue")
-int BPF_PROG(blk_rq_issue_raw_a1, struct request *rq)
+int BPF_PROG(blk_rq_issue_raw)
 {
-	return on_issue(rq);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(blk_rq_issue_raw_a2, struct request_queue *q, struct request *rq)
-{
-	return on_issue(rq);
+	return on_issue(ISSUE_RQ(ctx));
 }
 
 SEC("raw_tp/block_rq_complete")

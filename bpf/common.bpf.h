@@ -21,6 +21,28 @@
  * on a short timer, so what a quiet CPU produced is read within that time. */
 const volatile __u32 iolens_wakeup_shift = 18; /* 256 KiB */
 
+/*
+ * Tracepoints whose prototype changed between kernels. IOLENS_TP_ARITY(tp)
+ * declares iolens_arity_<tp>, which user space sets to the argument count of
+ * the running kernel's prototype (its BTF) before load; IOLENS_TP_ARG(ctx, tp,
+ * old_arity, old_at, at) is the argument at index `at`, or at `old_at` on a
+ * kernel whose prototype has old_arity arguments. The value is a constant of
+ * the read-only data, so the verifier sees only the position this kernel
+ * has: one program fits both prototypes.
+ */
+#define IOLENS_TP_ARITY(tp) const volatile __u32 iolens_arity_##tp = 0
+/* Argument n of a tracepoint's context, each position its own load: the
+ * compiler would otherwise merge two loads into one from a computed
+ * address, which the verifier rejects for a context pointer. */
+#define IOLENS_CTX_ARG(ctx, n)                                                           \
+	({                                                                               \
+		unsigned long long __arg;                                                \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__arg) : "r"(ctx), "i"((n) * 8)); \
+		__arg;                                                                   \
+	})
+#define IOLENS_TP_ARG(ctx, tp, old_arity, old_at, at) \
+	(iolens_arity_##tp == (old_arity) ? IOLENS_CTX_ARG(ctx, old_at) : IOLENS_CTX_ARG(ctx, at))
+
 /* Tracked processes: one byte per tgid (8 per array slot), so the hot-path
  * filter is an inlined array lookup and a byte load, and updates are plain
  * byte stores: kernels before 5.12 have no atomic OR/AND for BPF, and a byte

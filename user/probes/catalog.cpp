@@ -42,7 +42,11 @@ const std::vector<FamilySpec>& family_specs()
          .provides = "block requests: latency, queue time, size, depth, submitter",
          .required = {"block_getrq", "block_rq_issue", "block_rq_complete"},
          .optional = {{"block_rq_insert", "queue time (insert to issue)"},
-                      {"block_bio_frontmerge", "submitter of requests grown at the front by a merge"}}},
+                      {"block_bio_frontmerge", "submitter of requests grown at the front by a merge"}},
+         .signatures = {{"block_getrq", {1, 3}},
+                        {"block_bio_frontmerge", {1, 3}},
+                        {"block_rq_insert", {1, 2}},
+                        {"block_rq_issue", {1, 2}}}},
     };
     return specs;
 }

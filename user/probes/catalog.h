@@ -33,6 +33,13 @@ struct BpfObject {
 };
 const std::vector<BpfObject>& bpf_objects();
 
+// A tracepoint whose prototype changed: its programs read their arguments
+// where the kernel's prototype has them (IOLENS_TP_ARITY, bpf/common.bpf.h).
+struct Signature {
+    std::string tracepoint;
+    std::vector<int> arities;  // argument counts the programs handle
+};
+
 struct FamilySpec {
     std::string name;                       // "process", "syscalls", ...
     std::string provides;                   // one line for `check`
@@ -41,6 +48,7 @@ struct FamilySpec {
     bool essential = false;                 // record fails without it
     bool has_raw_tp = true;                 // a raw_tp fallback exists (else tp_btf only)
     bool needs_folio = false;               // reads struct folio (page-cache tracepoints, 5.16+)
+    std::vector<Signature> signatures = {};  // tracepoints with more than one prototype
 };
 
 const std::vector<FamilySpec>& family_specs();

@@ -1,6 +1,7 @@
 #include "probes/probe_set.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -110,18 +111,47 @@ std::pair<std::string, std::string> split_section(const char* sec)
     return {s.substr(0, slash), s.substr(slash + 1)};
 }
 
-// A program named "..._a<N>" is for kernels where its tracepoint passes N
-// arguments (bpf/block.bpf.c: signatures changed in 5.11); other programs fit
-// any kernel. Without BTF the arity is unknown and only unsuffixed programs
-// are safe.
-bool matches_arity(const std::string& program, const std::string& tracepoint, const Features& f)
+// Sets the const volatile __u32 `name` of the object's read-only data (between
+// open and load); false if the object has no such variable.
+bool set_rodata_u32(bpf_object* obj, const std::string& name, uint32_t value)
 {
-    const auto at = program.rfind("_a");
-    if (at == std::string::npos || at + 2 >= program.size() ||
-        program.find_first_not_of("0123456789", at + 2) != std::string::npos)
-        return true;
-    const auto arity = f.tracepoint_arity(tracepoint);
-    return arity && *arity == std::stoi(program.substr(at + 2));
+    const struct btf* btf = bpf_object__btf(obj);
+    bpf_map* rodata = nullptr;
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj)
+    {
+        const std::string n = bpf_map__name(map);
+        if (n.size() >= 7 && n.compare(n.size() - 7, 7, ".rodata") == 0)
+            rodata = map;
+    }
+    const int sec_id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+    if (!rodata || sec_id < 0)
+        return false;
+    size_t size = 0;
+    const auto* initial = static_cast<const char*>(bpf_map__initial_value(rodata, &size));
+    const struct btf_type* sec = btf__type_by_id(btf, static_cast<uint32_t>(sec_id));
+    const struct btf_var_secinfo* vars = btf_var_secinfos(sec);
+    for (unsigned i = 0; initial && i < btf_vlen(sec); i++) {
+        const struct btf_type* var = btf__type_by_id(btf, vars[i].type);
+        if (name != btf__name_by_offset(btf, var->name_off) || vars[i].size != sizeof(value) ||
+            vars[i].offset + sizeof(value) > size)
+            continue;
+        std::string data(initial, size);
+        std::memcpy(data.data() + vars[i].offset, &value, sizeof(value));
+        return bpf_map__set_initial_value(rodata, data.data(), data.size()) == 0;
+    }
+    return false;
+}
+
+// Tells the programs of a tracepoint whose prototype changed how many
+// arguments it has here (IOLENS_TP_ARITY in bpf/common.bpf.h); false when the
+// programs handle no prototype with this kernel's count.
+bool set_arity(bpf_object* obj, const Signature& sig, const Features& f)
+{
+    const auto arity = f.tracepoint_arity(sig.tracepoint);
+    if (!arity || std::find(sig.arities.begin(), sig.arities.end(), *arity) == sig.arities.end())
+        return false;
+    return set_rodata_u32(obj, "iolens_arity_" + sig.tracepoint, static_cast<uint32_t>(*arity));
 }
 
 struct LinkDeleter {
@@ -190,7 +220,12 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
             return make_error("cannot open the " + object + " BPF object: " + errno_text(errno));
 
         // Programs of this hook kind only; optional ones only where their
-        // tracepoint exists (without BTF we cannot tell, so try them all).
+        // tracepoint exists (without BTF we cannot tell, so try them all);
+        // none for a tracepoint whose prototype they do not handle.
+        std::vector<std::string> unfit;
+        for (const auto& sig : spec.signatures)
+            if (!set_arity(fam->skeleton.obj, sig, features))
+                unfit.push_back(sig.tracepoint);
         bpf_program* prog;
         bpf_object__for_each_program(prog, fam->skeleton.obj)
         {
@@ -199,7 +234,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                 bpf_program__set_autoload(prog, true);
                 continue;
             }
-            bool wanted = kind == hook_prefix(hook) && matches_arity(bpf_program__name(prog), tp, features);
+            bool wanted = kind == hook_prefix(hook) && std::find(unfit.begin(), unfit.end(), tp) == unfit.end();
             if (wanted) {
                 bool required = std::find(spec.required.begin(), spec.required.end(), tp) != spec.required.end();
                 if (!required && features.btf && !features.has_btf_tracepoint(tp)) {
@@ -214,7 +249,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, co
                 fam->tracepoints.push_back(tp);
         }
         // Every required tracepoint needs a program whose signature fits
-        // this kernel (see matches_arity); otherwise this hook kind cannot work.
+        // this kernel (see set_arity); otherwise this hook kind cannot work.
         std::string unmatched;
         for (const auto& tp : spec.required)
             if (std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
