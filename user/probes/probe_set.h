@@ -75,4 +75,12 @@ private:
 // Names of enum iolens_counter slots, as they appear in reports (kCounters).
 const char* counter_name(int counter);
 
+// What a BPF object holds, read from its skeleton without loading it (no
+// privileges needed): lets tests check the catalog against bpf/*.bpf.c.
+struct ObjectContents {
+    std::vector<std::pair<std::string, std::string>> programs;  // (section kind, tracepoint): ("tp_btf", "sys_enter")
+    std::vector<std::string> rodata;                             // names of its const volatile variables
+};
+Result<ObjectContents> describe_object(const std::string& object);
+
 }  // namespace iolens::probes
