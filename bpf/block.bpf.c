@@ -66,16 +66,6 @@ struct {
 	__uint(max_entries, 256);
 } inflight SEC(".maps");
 
-/* 5.16 moved the disk from the request to its queue. */
-struct request___pre516 {
-	struct gendisk *rq_disk;
-} __attribute__((preserve_access_index));
-
-/* 5.12 replaced bio->bi_disk with bio->bi_bdev. */
-struct bio___pre512 {
-	struct gendisk *bi_disk;
-} __attribute__((preserve_access_index));
-
 static __always_inline __u32 disk_dev(struct gendisk *disk)
 {
 	if (!disk)
@@ -85,9 +75,7 @@ static __always_inline __u32 disk_dev(struct gendisk *disk)
 
 static __always_inline __u32 rq_dev(struct request *rq)
 {
-	if (bpf_core_field_exists(((struct request___pre516 *)rq)->rq_disk))
-		return disk_dev(BPF_CORE_READ((struct request___pre516 *)rq, rq_disk));
-	return disk_dev(BPF_CORE_READ(rq, q, disk));
+	return disk_dev(iolens_rq_disk(rq));
 }
 
 /* (disk, start sector) of a bio, the key its request is matched by. */
@@ -95,10 +83,7 @@ static __always_inline struct bio_key bio_start(struct bio *bio)
 {
 	struct bio_key key = {};
 
-	if (bpf_core_field_exists(bio->bi_bdev))
-		key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	else
-		key.dev = disk_dev(BPF_CORE_READ((struct bio___pre512 *)bio, bi_disk));
+	key.dev = disk_dev(iolens_bio_disk(bio));
 	key.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	return key;
 }
@@ -154,15 +139,11 @@ static __always_inline int on_issue(struct request *rq)
 	__u64 id = (__u64)rq;
 	struct rq_state fresh = {}, *st;
 	struct bio_key key = {};
-	__u32 one = 1, *depth, *owner;
+	__u32 zero = 0, *depth, *owner;
 
-	st = bpf_map_lookup_elem(&requests, &id);
-	if (!st) {
-		bpf_map_update_elem(&requests, &id, &fresh, BPF_ANY);
-		st = bpf_map_lookup_elem(&requests, &id);
-		if (!st)
-			return 0;
-	}
+	st = iolens_lookup_or_init(&requests, &id, &fresh);
+	if (!st)
+		return 0;
 	key.dev = rq_dev(rq);
 	key.sector = BPF_CORE_READ(rq, __sector);
 	owner = bpf_map_lookup_elem(&bio_owner, &key);
@@ -171,12 +152,11 @@ static __always_inline int on_issue(struct request *rq)
 		bpf_map_delete_elem(&bio_owner, &key);
 	}
 	if (!st->issued) { /* a requeued request is issued again: count it once */
-		depth = bpf_map_lookup_elem(&inflight, &key.dev);
+		depth = iolens_lookup_or_init(&inflight, &key.dev, &zero);
 		if (depth) {
 			__sync_fetch_and_add(depth, 1);
 			st->depth = *depth;
 		} else {
-			bpf_map_update_elem(&inflight, &key.dev, &one, BPF_ANY);
 			st->depth = 1;
 		}
 	}

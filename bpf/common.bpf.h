@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "iolens/abi.h"
+#include "core_fixes.bpf.h"
 
 /* Tunables, set by user space between open and load. */
 /* Wake the consumer each time a CPU has produced another 2^shift bytes:
@@ -165,14 +166,32 @@ static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 		iolens_count(IOLENS_CNT_RB_FULL);
 }
 
+/* Inserts *value under key unless the key is there already: 0 when it is
+ * there now (inserted, or found), else the map's error (a full map). */
+static __always_inline int iolens_map_insert(void *map, const void *key, const void *value)
+{
+	int err = iolens_map_err(bpf_map_update_elem(map, key, value, BPF_NOEXIST));
+
+	return err == -IOLENS_EEXIST ? 0 : err;
+}
+
+/* The value under key, inserted from *init first if there is none (BCC's
+ * bpf_map_lookup_or_try_init); NULL when the insert failed (a full map). A
+ * concurrent insert of the same key is found, not overwritten. */
+static __always_inline void *iolens_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *value = bpf_map_lookup_elem(map, key);
+
+	if (value || iolens_map_insert(map, key, init))
+		return value;
+	return bpf_map_lookup_elem(map, key);
+}
+
 static __always_inline void iolens_watch_inode(__u32 dev, __u64 ino, __u32 tgid)
 {
 	struct iolens_inode_key key = {.ino = ino, .dev = dev};
-	/* As an int: kernels up to 6.1 at least return map errors zero-extended
-	 * from 32 bits (-EEXIST arrives as 0xffffffef), measured on 5.10 and 6.1. */
-	int err = (int)bpf_map_update_elem(&iolens_watched_inodes, &key, &tgid, BPF_NOEXIST);
 
-	if (err && err != -17 /* EEXIST: already watched */)
+	if (iolens_map_insert(&iolens_watched_inodes, &key, &tgid))
 		iolens_count(IOLENS_CNT_INODE_MAP_FULL);
 }
 
