@@ -88,6 +88,14 @@ static __always_inline struct bio_key bio_start(struct bio *bio)
 	return key;
 }
 
+/* An update of a block-layer map whose failure costs a detail of a request
+ * (its submitter, insert time or queue depth), not the request: counted. */
+static __always_inline void block_map_update(void *map, const void *key, const void *value)
+{
+	if (bpf_map_update_elem(map, key, value, BPF_ANY))
+		iolens_count(IOLENS_CNT_BLOCK_MAP_FAIL);
+}
+
 static __always_inline int on_getrq(struct bio *bio)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -96,7 +104,7 @@ static __always_inline int on_getrq(struct bio *bio)
 	if (!iolens_is_tracked(tgid))
 		return 0;
 	key = bio_start(bio);
-	bpf_map_update_elem(&bio_owner, &key, &tgid, BPF_ANY);
+	block_map_update(&bio_owner, &key, &tgid);
 	return 0;
 }
 
@@ -119,7 +127,7 @@ static __always_inline int on_frontmerge(struct bio *bio)
 	} else {
 		return 0;
 	}
-	bpf_map_update_elem(&bio_owner, &key, &owner, BPF_ANY);
+	block_map_update(&bio_owner, &key, &owner);
 	return 0;
 }
 
@@ -130,7 +138,7 @@ static __always_inline int on_insert(struct request *rq)
 
 	st.insert_ns = bpf_ktime_get_ns();
 	st.queued = 1;
-	bpf_map_update_elem(&requests, &id, &st, BPF_ANY);
+	block_map_update(&requests, &id, &st);
 	return 0;
 }
 
@@ -142,8 +150,10 @@ static __always_inline int on_issue(struct request *rq)
 	__u32 zero = 0, *depth, *owner;
 
 	st = iolens_lookup_or_init(&requests, &id, &fresh);
-	if (!st)
+	if (!st) { /* the map is full: this request's record is lost */
+		iolens_count(IOLENS_CNT_BLOCK_REQ_FULL);
 		return 0;
+	}
 	key.dev = rq_dev(rq);
 	key.sector = BPF_CORE_READ(rq, __sector);
 	owner = bpf_map_lookup_elem(&bio_owner, &key);
@@ -157,6 +167,7 @@ static __always_inline int on_issue(struct request *rq)
 			__sync_fetch_and_add(depth, 1);
 			st->depth = *depth;
 		} else {
+			iolens_count(IOLENS_CNT_BLOCK_MAP_FAIL);
 			st->depth = 1;
 		}
 	}
@@ -174,7 +185,7 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 
 	st = bpf_map_lookup_elem(&requests, &id);
 	if (!st || !st->issued) {
-		/* issued before tracing started */
+		/* issued before tracing started (or not traced: BLOCK_REQ_FULL) */
 		iolens_count(IOLENS_CNT_BLOCK_UNMATCHED);
 		return 0;
 	}

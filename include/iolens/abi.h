@@ -142,7 +142,11 @@ enum iolens_file_flags {
 	/* Ring-buffer bytes this CPU produced: the producers decide when to wake    \
 	 * the consumer from it instead of asking the ring how much is unread,      \
 	 * which costs a cache miss on the consumer's position. */                  \
-	X(RB_BYTES, 7, "ring_bytes", 0, "ring-buffer bytes produced (the producers' wake-up schedule)")
+	X(RB_BYTES, 7, "ring_bytes", 0, "ring-buffer bytes produced (the producers' wake-up schedule)")              \
+	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                            \
+	  "a block request could not be traced: the in-flight request map (16,384) was full when it was issued")   \
+	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                           \
+	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,
