@@ -66,16 +66,6 @@ struct {
 	__uint(max_entries, 256);
 } inflight SEC(".maps");
 
-/* 5.16 moved the disk from the request to its queue. */
-struct request___pre516 {
-	struct gendisk *rq_disk;
-} __attribute__((preserve_access_index));
-
-/* 5.12 replaced bio->bi_disk with bio->bi_bdev. */
-struct bio___pre512 {
-	struct gendisk *bi_disk;
-} __attribute__((preserve_access_index));
-
 static __always_inline __u32 disk_dev(struct gendisk *disk)
 {
 	if (!disk)
@@ -85,9 +75,7 @@ static __always_inline __u32 disk_dev(struct gendisk *disk)
 
 static __always_inline __u32 rq_dev(struct request *rq)
 {
-	if (bpf_core_field_exists(((struct request___pre516 *)rq)->rq_disk))
-		return disk_dev(BPF_CORE_READ((struct request___pre516 *)rq, rq_disk));
-	return disk_dev(BPF_CORE_READ(rq, q, disk));
+	return disk_dev(iolens_rq_disk(rq));
 }
 
 /* (disk, start sector) of a bio, the key its request is matched by. */
@@ -95,12 +83,17 @@ static __always_inline struct bio_key bio_start(struct bio *bio)
 {
 	struct bio_key key = {};
 
-	if (bpf_core_field_exists(bio->bi_bdev))
-		key.dev = disk_dev(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	else
-		key.dev = disk_dev(BPF_CORE_READ((struct bio___pre512 *)bio, bi_disk));
+	key.dev = disk_dev(iolens_bio_disk(bio));
 	key.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	return key;
+}
+
+/* An update of a block-layer map whose failure costs a detail of a request
+ * (its submitter, insert time or queue depth), not the request: counted. */
+static __always_inline void block_map_update(void *map, const void *key, const void *value)
+{
+	if (bpf_map_update_elem(map, key, value, BPF_ANY))
+		iolens_count(IOLENS_CNT_BLOCK_MAP_FAIL);
 }
 
 static __always_inline int on_getrq(struct bio *bio)
@@ -111,7 +104,7 @@ static __always_inline int on_getrq(struct bio *bio)
 	if (!iolens_is_tracked(tgid))
 		return 0;
 	key = bio_start(bio);
-	bpf_map_update_elem(&bio_owner, &key, &tgid, BPF_ANY);
+	block_map_update(&bio_owner, &key, &tgid);
 	return 0;
 }
 
@@ -134,7 +127,7 @@ static __always_inline int on_frontmerge(struct bio *bio)
 	} else {
 		return 0;
 	}
-	bpf_map_update_elem(&bio_owner, &key, &owner, BPF_ANY);
+	block_map_update(&bio_owner, &key, &owner);
 	return 0;
 }
 
@@ -145,7 +138,7 @@ static __always_inline int on_insert(struct request *rq)
 
 	st.insert_ns = bpf_ktime_get_ns();
 	st.queued = 1;
-	bpf_map_update_elem(&requests, &id, &st, BPF_ANY);
+	block_map_update(&requests, &id, &st);
 	return 0;
 }
 
@@ -154,14 +147,12 @@ static __always_inline int on_issue(struct request *rq)
 	__u64 id = (__u64)rq;
 	struct rq_state fresh = {}, *st;
 	struct bio_key key = {};
-	__u32 one = 1, *depth, *owner;
+	__u32 zero = 0, *depth, *owner;
 
-	st = bpf_map_lookup_elem(&requests, &id);
-	if (!st) {
-		bpf_map_update_elem(&requests, &id, &fresh, BPF_ANY);
-		st = bpf_map_lookup_elem(&requests, &id);
-		if (!st)
-			return 0;
+	st = iolens_lookup_or_init(&requests, &id, &fresh);
+	if (!st) { /* the map is full: this request's record is lost */
+		iolens_count(IOLENS_CNT_BLOCK_REQ_FULL);
+		return 0;
 	}
 	key.dev = rq_dev(rq);
 	key.sector = BPF_CORE_READ(rq, __sector);
@@ -171,12 +162,12 @@ static __always_inline int on_issue(struct request *rq)
 		bpf_map_delete_elem(&bio_owner, &key);
 	}
 	if (!st->issued) { /* a requeued request is issued again: count it once */
-		depth = bpf_map_lookup_elem(&inflight, &key.dev);
+		depth = iolens_lookup_or_init(&inflight, &key.dev, &zero);
 		if (depth) {
 			__sync_fetch_and_add(depth, 1);
 			st->depth = *depth;
 		} else {
-			bpf_map_update_elem(&inflight, &key.dev, &one, BPF_ANY);
+			iolens_count(IOLENS_CNT_BLOCK_MAP_FAIL);
 			st->depth = 1;
 		}
 	}
@@ -194,7 +185,7 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 
 	st = bpf_map_lookup_elem(&requests, &id);
 	if (!st || !st->issued) {
-		/* issued before tracing started */
+		/* issued before tracing started (or not traced: BLOCK_REQ_FULL) */
 		iolens_count(IOLENS_CNT_BLOCK_UNMATCHED);
 		return 0;
 	}
@@ -225,60 +216,49 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 }
 
 /*
- * 5.11 dropped the request_queue argument of block_rq_insert/issue and
- * block_getrq (which also lost its rw), and the queue and request arguments
- * of block_bio_frontmerge. Both signatures are compiled; a
- * program name ending in _a<N> is for kernels where the tracepoint has N
- * arguments, and user space loads only the one matching this kernel's BTF.
- * (Loading the wrong one would not fail: it would read a request_queue as a
- * request.)
+ * 5.11 dropped the request_queue argument of block_rq_insert/issue (commit
+ * a54895fa057c, "block: remove the request_queue to argument request based
+ * tracepoints") and the queue and request arguments of block_getrq (which
+ * also lost its rw) and block_bio_frontmerge (e8a676d61c07, "block: simplify
+ * and extend the block_bio_merge tracepoint class"); some stable kernels took
+ * one change and not the other (Debian's 5.10). One program per tracepoint
+ * and hook reads its argument where this kernel's prototype has it: user
+ * space sets each iolens_arity_<tracepoint> from the kernel's BTF (the probe
+ * plan, user/probes/catalog.cpp). Reading the wrong position would not fail:
+ * it would read a request_queue as a request.
  */
-SEC("tp_btf/block_getrq")
-int BPF_PROG(blk_getrq_btf_a1, struct bio *bio)
-{
-	return on_getrq(bio);
-}
+IOLENS_TP_ARITY(block_getrq);          /* 1: (bio); 3: (q, bio, rw) */
+IOLENS_TP_ARITY(block_bio_frontmerge); /* 1: (bio); 3: (q, rq, bio) */
+IOLENS_TP_ARITY(block_rq_insert);      /* 1: (rq); 2: (q, rq) */
+IOLENS_TP_ARITY(block_rq_issue);       /* 1: (rq); 2: (q, rq) */
+
+#define GETRQ_BIO(ctx) ((struct bio *)IOLENS_TP_ARG(ctx, block_getrq, 3, 1, 0))
+#define FRONTMERGE_BIO(ctx) ((struct bio *)IOLENS_TP_ARG(ctx, block_bio_frontmerge, 3, 2, 0))
+#define INSERT_RQ(ctx) ((struct request *)IOLENS_TP_ARG(ctx, block_rq_insert, 2, 1, 0))
+#define ISSUE_RQ(ctx) ((struct request *)IOLENS_TP_ARG(ctx, block_rq_issue, 2, 1, 0))
 
 SEC("tp_btf/block_getrq")
-int BPF_PROG(blk_getrq_btf_a3, struct request_queue *q, struct bio *bio, int rw)
+int BPF_PROG(blk_getrq_btf)
 {
-	return on_getrq(bio);
+	return on_getrq(GETRQ_BIO(ctx));
 }
 
 SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_btf_a1, struct bio *bio)
+int BPF_PROG(blk_frontmerge_btf)
 {
-	return on_frontmerge(bio);
-}
-
-SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_btf_a3, struct request_queue *q, struct request *rq, struct bio *bio)
-{
-	return on_frontmerge(bio);
+	return on_frontmerge(FRONTMERGE_BIO(ctx));
 }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blk_rq_insert_btf_a1, struct request *rq)
+int BPF_PROG(blk_rq_insert_btf)
 {
-	return on_insert(rq);
-}
-
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(blk_rq_insert_btf_a2, struct request_queue *q, struct request *rq)
-{
-	return on_insert(rq);
+	return on_insert(INSERT_RQ(ctx));
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blk_rq_issue_btf_a1, struct request *rq)
+int BPF_PROG(blk_rq_issue_btf)
 {
-	return on_issue(rq);
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(blk_rq_issue_btf_a2, struct request_queue *q, struct request *rq)
-{
-	return on_issue(rq);
+	return on_issue(ISSUE_RQ(ctx));
 }
 
 SEC("tp_btf/block_rq_complete")
@@ -288,51 +268,27 @@ int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr
 }
 
 SEC("raw_tp/block_getrq")
-int BPF_PROG(blk_getrq_raw_a1, struct bio *bio)
+int BPF_PROG(blk_getrq_raw)
 {
-	return on_getrq(bio);
-}
-
-SEC("raw_tp/block_getrq")
-int BPF_PROG(blk_getrq_raw_a3, struct request_queue *q, struct bio *bio, int rw)
-{
-	return on_getrq(bio);
+	return on_getrq(GETRQ_BIO(ctx));
 }
 
 SEC("raw_tp/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_raw_a1, struct bio *bio)
+int BPF_PROG(blk_frontmerge_raw)
 {
-	return on_frontmerge(bio);
-}
-
-SEC("raw_tp/block_bio_frontmerge")
-int BPF_PROG(blk_frontmerge_raw_a3, struct request_queue *q, struct request *rq, struct bio *bio)
-{
-	return on_frontmerge(bio);
+	return on_frontmerge(FRONTMERGE_BIO(ctx));
 }
 
 SEC("raw_tp/block_rq_insert")
-int BPF_PROG(blk_rq_insert_raw_a1, struct request *rq)
+int BPF_PROG(blk_rq_insert_raw)
 {
-	return on_insert(rq);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(blk_rq_insert_raw_a2, struct request_queue *q, struct request *rq)
-{
-	return on_insert(rq);
+	return on_insert(INSERT_RQ(ctx));
 }
 
 SEC("raw_tp/block_rq_issue")
-int BPF_PROG(blk_rq_issue_raw_a1, struct request *rq)
+int BPF_PROG(blk_rq_issue_raw)
 {
-	return on_issue(rq);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(blk_rq_issue_raw_a2, struct request_queue *q, struct request *rq)
-{
-	return on_issue(rq);
+	return on_issue(ISSUE_RQ(ctx));
 }
 
 SEC("raw_tp/block_rq_complete")

@@ -19,19 +19,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define IOLENS_TASK_INTERRUPTIBLE 0x1
 #define IOLENS_TASK_UNINTERRUPTIBLE 0x2
 
-/* The sleeping state of a task being switched out. 5.14 renamed state to
- * __state (and made it unsigned int); read whichever this kernel has. */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-static __always_inline unsigned int task_state(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
-}
-
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct iolens_thread_state *st;
@@ -41,7 +28,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 
 	/* A preempted task is runnable, whatever its state says. */
 	if (!preempt && iolens_is_tracked(prev_tgid))
-		state = task_state(prev) & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE);
+		state = iolens_get_task_state(prev) & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE);
 	if (state) {
 		/* A thread that goes to sleep is not inside a syscall probe, and may
 		 * sleep for long: send the records waiting in its batch now rather

@@ -14,12 +14,35 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "iolens/abi.h"
+#include "core_fixes.bpf.h"
 
 /* Tunables, set by user space between open and load. */
 /* Wake the consumer each time a CPU has produced another 2^shift bytes:
  * batching wake-ups keeps the per-event cost low; the consumer also polls
  * on a short timer, so what a quiet CPU produced is read within that time. */
 const volatile __u32 iolens_wakeup_shift = 18; /* 256 KiB */
+
+/*
+ * Tracepoints whose prototype changed between kernels. IOLENS_TP_ARITY(tp)
+ * declares iolens_arity_<tp>, which user space sets to the argument count of
+ * the running kernel's prototype (its BTF) before load; IOLENS_TP_ARG(ctx, tp,
+ * old_arity, old_at, at) is the argument at index `at`, or at `old_at` on a
+ * kernel whose prototype has old_arity arguments. The value is a constant of
+ * the read-only data, so the verifier sees only the position this kernel
+ * has: one program fits both prototypes.
+ */
+#define IOLENS_TP_ARITY(tp) const volatile __u32 iolens_arity_##tp = 0
+/* Argument n of a tracepoint's context, each position its own load: the
+ * compiler would otherwise merge two loads into one from a computed
+ * address, which the verifier rejects for a context pointer. */
+#define IOLENS_CTX_ARG(ctx, n)                                                           \
+	({                                                                               \
+		unsigned long long __arg;                                                \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__arg) : "r"(ctx), "i"((n) * 8)); \
+		__arg;                                                                   \
+	})
+#define IOLENS_TP_ARG(ctx, tp, old_arity, old_at, at) \
+	(iolens_arity_##tp == (old_arity) ? IOLENS_CTX_ARG(ctx, old_at) : IOLENS_CTX_ARG(ctx, at))
 
 /* Tracked processes: one byte per tgid (8 per array slot), so the hot-path
  * filter is an inlined array lookup and a byte load, and updates are plain
@@ -143,14 +166,32 @@ static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
 		iolens_count(IOLENS_CNT_RB_FULL);
 }
 
+/* Inserts *value under key unless the key is there already: 0 when it is
+ * there now (inserted, or found), else the map's error (a full map). */
+static __always_inline int iolens_map_insert(void *map, const void *key, const void *value)
+{
+	int err = iolens_map_err(bpf_map_update_elem(map, key, value, BPF_NOEXIST));
+
+	return err == -IOLENS_EEXIST ? 0 : err;
+}
+
+/* The value under key, inserted from *init first if there is none (BCC's
+ * bpf_map_lookup_or_try_init); NULL when the insert failed (a full map). A
+ * concurrent insert of the same key is found, not overwritten. */
+static __always_inline void *iolens_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *value = bpf_map_lookup_elem(map, key);
+
+	if (value || iolens_map_insert(map, key, init))
+		return value;
+	return bpf_map_lookup_elem(map, key);
+}
+
 static __always_inline void iolens_watch_inode(__u32 dev, __u64 ino, __u32 tgid)
 {
 	struct iolens_inode_key key = {.ino = ino, .dev = dev};
-	/* As an int: kernels up to 6.1 at least return map errors zero-extended
-	 * from 32 bits (-EEXIST arrives as 0xffffffef), measured on 5.10 and 6.1. */
-	int err = (int)bpf_map_update_elem(&iolens_watched_inodes, &key, &tgid, BPF_NOEXIST);
 
-	if (err && err != -17 /* EEXIST: already watched */)
+	if (iolens_map_insert(&iolens_watched_inodes, &key, &tgid))
 		iolens_count(IOLENS_CNT_INODE_MAP_FULL);
 }
 

@@ -232,7 +232,7 @@ static __always_inline void iolens_file_path(struct file *file, struct iolens_fi
 	/* The legacy build (before 5.11) must not even contain the callback: kernels
 	 * before 5.13 do not know callback references (BPF_PSEUDO_FUNC) and reject
 	 * the object ("number of funcs in func_info doesn't match"). */
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
+	if (iolens_have_bpf_loop()) {
 		/* 5.17+: the step is verified once, whatever the depth. */
 		bpf_loop(IOLENS_PATH_DEPTH, iolens_path_step_cb, &w, 0);
 	} else

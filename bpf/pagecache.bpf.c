@@ -42,42 +42,13 @@ static __always_inline void remember_folio(struct folio *folio)
 	bpf_map_update_elem(&job_folios, &key, &one, BPF_ANY);
 }
 
-/* Before 6.17 folio->flags is a plain unsigned long; 6.17 wrapped it in
- * memdesc_flags_t (same size and place). CO-RE treats the two as different
- * fields, so each kernel takes the branch that matches its type. */
-struct folio___pre617 {
-	unsigned long flags;
-} __attribute__((preserve_access_index));
-
-static __always_inline __u64 folio_flags(struct folio *folio)
-{
-	struct folio___pre617 *old = (void *)folio;
-	__u64 flags = 0;
-
-	if (bpf_core_field_exists(old->flags))
-		return BPF_CORE_READ(old, flags);
-	bpf_probe_read_kernel(&flags, sizeof(flags), __builtin_preserve_access_index(&folio->flags));
-	return flags;
-}
-
-/* Until 6.6 a large folio's order has a field of its own, _folio_order. */
-struct folio___pre66 {
-	unsigned char _folio_order;
-} __attribute__((preserve_access_index));
-
-/* Bytes in a folio: a large folio (PG_head) keeps its order in _folio_order
- * (before 6.6) or in the low byte of _flags_1 (6.6+: folio_order()). */
+/* Bytes in a folio: 4096 << order for a large folio (PG_head), else 4096. */
 static __always_inline __u64 folio_bytes(struct folio *folio, __u64 flags)
 {
-	struct folio___pre66 *old = (void *)folio;
 	__u64 order = 0;
 
-	if (flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head))) {
-		if (bpf_core_field_exists(old->_folio_order))
-			order = BPF_CORE_READ(old, _folio_order);
-		else if (bpf_core_field_exists(folio->_flags_1))
-			order = BPF_CORE_READ(folio, _flags_1) & 0xff;
-	}
+	if (flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head)))
+		order = iolens_large_folio_order(folio);
 	return (__u64)IOLENS_PAGE_SIZE << (order & 31);
 }
 
@@ -112,7 +83,7 @@ static __always_inline int on_add(struct folio *folio)
 
 	if (!iolens_is_tracked(tgid))
 		return 0;
-	flags = folio_flags(folio);
+	flags = iolens_folio_flags(folio);
 	bytes = folio_bytes(folio, flags);
 	remember_folio(folio);
 	st = thread_state(false);
@@ -166,7 +137,7 @@ static __always_inline int on_delete(struct folio *folio)
 	owner = bpf_map_lookup_elem(&iolens_watched_inodes, &key);
 	if (!owner)
 		return 0;
-	flags = folio_flags(folio);
+	flags = iolens_folio_flags(folio);
 	rec = iolens_reserve(sizeof(*rec));
 	if (!rec)
 		return 0;

@@ -185,11 +185,21 @@ static __always_inline void emit_file_record(struct file *file, __u32 tgid, stru
 	iolens_output(&s->rec, size, false);
 }
 
+/* What the exit probe works out about a call before emitting its record. */
+struct call_info {
+	struct iolens_file_info file; /* valid when filp is set (or, for close, HAS_FILE) */
+	struct file *filp;            /* the file the call used or opened, if any */
+	__u64 requested;
+	__u64 offset;
+	int fd;
+	__u8 flags; /* enum iolens_syscall_flags */
+};
+
 /* The fields every syscall record has (the first IOLENS_SYSCALL_REC_V1_SIZE
  * bytes), written straight into the reserved ring-buffer space. */
 static __always_inline void fill_call(struct iolens_syscall_rec *rec, __u16 size, __u8 flags,
 				      struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
-				      __u64 requested, __u64 offset, struct iolens_file_info *info, int fd)
+				      const struct call_info *c)
 {
 	bool has_file = flags & IOLENS_SC_HAS_FILE;
 
@@ -203,155 +213,167 @@ static __always_inline void fill_call(struct iolens_syscall_rec *rec, __u16 size
 	rec->start_ns = st->start_ns;
 	rec->duration_ns = now - st->start_ns;
 	rec->ret = ret;
-	rec->requested = requested;
-	rec->offset = offset;
-	rec->ino = has_file ? info->ino : 0;
-	rec->dev = has_file ? info->dev : 0;
-	rec->fd = fd;
+	rec->requested = c->requested;
+	rec->offset = c->offset;
+	rec->ino = has_file ? c->file.ino : 0;
+	rec->dev = has_file ? c->file.dev : 0;
+	rec->fd = c->fd;
 }
 
-static __always_inline int on_sys_exit(long ret)
+/* The file behind fd, if it is a regular file (else no file I/O). */
+static __always_inline bool regular_file(int fd, struct call_info *c)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-	struct iolens_file_info info = {};
-	struct iolens_syscall_rec *rec;
-	struct file *file = NULL;
-	struct iolens_thread_state *st;
-	__u64 now, offset = IOLENS_NO_OFFSET, requested = 0;
-	__u8 flags = 0;
-	int fd = -1;
+	c->fd = fd;
+	c->filp = iolens_fd_file(fd);
+	return iolens_file_info(c->filp, &c->file) && iolens_is_regular(c->file.mode);
+}
 
-	if (!iolens_is_tracked(tgid))
-		return 0;
-	st = iolens_current_state(false);
-	if (!st || !st->active)
-		return 0;
-	now = bpf_ktime_get_ns();
-	st->active = 0;
+/* The file behind fd, whatever it is (the call counts either way). */
+static __always_inline void any_file(int fd, struct call_info *c)
+{
+	c->fd = fd;
+	c->filp = iolens_fd_file(fd);
+	if (!iolens_file_info(c->filp, &c->file))
+		c->filp = NULL;
+}
 
+/* read and write family: the bytes asked for, and where in the file. */
+static __always_inline void rw_extent(struct iolens_thread_state *st, long ret, struct call_info *c)
+{
+	__u64 done = ret > 0 ? ret : 0;
+
+	switch (st->nr) {
+	case NR_read: case NR_write:
+		c->requested = st->args[2];
+		c->offset = c->file.pos - done;
+		break;
+	case NR_pread64: case NR_pwrite64:
+		c->requested = st->args[2];
+		c->offset = st->args[3];
+		break;
+	case NR_readv: case NR_writev:
+		c->requested = iov_total(st->args[1], st->args[2], &c->flags);
+		c->offset = c->file.pos - done;
+		break;
+	default: /* preadv, pwritev, preadv2, pwritev2 */
+		c->requested = iov_total(st->args[1], st->args[2], &c->flags);
+		c->offset = st->args[3];
+		if ((__s64)c->offset == -1) /* preadv2/pwritev2: -1 means the file position */
+			c->offset = c->file.pos - done;
+		break;
+	}
+}
+
+/* open: the new fd's file or directory, announced by a file record (and a
+ * regular file watched for evictions); anything else is no file. */
+static __always_inline void opened_file(long ret, __u32 tgid, __u64 now, struct call_info *c)
+{
+	if (ret < 0)
+		return;
+	c->fd = ret;
+	c->filp = iolens_fd_file(c->fd);
+	if (!iolens_file_info(c->filp, &c->file) || !(iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
+		c->filp = NULL;
+		return;
+	}
+	emit_file_record(c->filp, tgid, &c->file, now);
+	if (iolens_is_regular(c->file.mode))
+		iolens_watch_inode(c->file.dev, c->file.ino, tgid);
+}
+
+/* close: the file is gone by exit; on_sys_enter kept its identity. */
+static __always_inline void closed_file(struct iolens_thread_state *st, struct call_info *c)
+{
+	c->fd = st->args[0];
+	if (!st->close_has_file)
+		return;
+	c->file.dev = st->close_dev;
+	c->file.ino = st->close_ino;
+	c->file.mode = st->close_mode;
+	if (iolens_is_regular(c->file.mode))
+		c->flags |= IOLENS_SC_REGULAR;
+	if (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))
+		c->flags |= IOLENS_SC_HAS_FILE;
+}
+
+/* A call's file, extent and flags, by class. False when it is not file I/O
+ * (pipes, sockets, ttys, anonymous mappings): no record then. */
+static __always_inline bool decode_call(struct iolens_thread_state *st, long ret, __u32 tgid, __u64 now,
+					struct call_info *c)
+{
 	switch (st->op) {
 	case IOLENS_OP_READ:
 	case IOLENS_OP_WRITE:
-		fd = st->args[0];
-		file = iolens_fd_file(fd);
-		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
-			return 0; /* pipes, sockets, ttys: not file I/O */
-		switch (st->nr) {
-		case NR_read: case NR_write:
-			requested = st->args[2];
-			offset = info.pos - (ret > 0 ? ret : 0);
-			break;
-		case NR_pread64: case NR_pwrite64:
-			requested = st->args[2];
-			offset = st->args[3];
-			break;
-		case NR_readv: case NR_writev:
-			requested = iov_total(st->args[1], st->args[2], &flags);
-			offset = info.pos - (ret > 0 ? ret : 0);
-			break;
-		default: /* preadv, pwritev, preadv2, pwritev2 */
-			requested = iov_total(st->args[1], st->args[2], &flags);
-			offset = st->args[3];
-			if ((__s64)offset == -1) /* preadv2/pwritev2: -1 means the file position */
-				offset = info.pos - (ret > 0 ? ret : 0);
-			break;
-		}
+		if (!regular_file(st->args[0], c))
+			return false;
+		rw_extent(st, ret, c);
 		break;
 	case IOLENS_OP_SEEK:
 	case IOLENS_OP_SYNC:
-		fd = st->args[0];
-		file = iolens_fd_file(fd);
-		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
-			return 0;
+		if (!regular_file(st->args[0], c))
+			return false;
 		if (st->op == IOLENS_OP_SEEK && ret >= 0)
-			offset = ret;
+			c->offset = ret;
 		break;
 	case IOLENS_OP_MMAP:
-		if (st->args[3] & MAP_ANONYMOUS_FLAG)
-			return 0;
-		fd = st->args[4];
-		file = iolens_fd_file(fd);
-		if (!iolens_file_info(file, &info) || !iolens_is_regular(info.mode))
-			return 0;
-		requested = st->args[1];
-		offset = st->args[5];
+		if ((st->args[3] & MAP_ANONYMOUS_FLAG) || !regular_file(st->args[4], c))
+			return false;
+		c->requested = st->args[1];
+		c->offset = st->args[5];
 		break;
 	case IOLENS_OP_OPEN:
-		if (ret >= 0) {
-			fd = ret;
-			file = iolens_fd_file(fd);
-			if (iolens_file_info(file, &info) && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))) {
-				emit_file_record(file, tgid, &info, now);
-				if (iolens_is_regular(info.mode))
-					iolens_watch_inode(info.dev, info.ino, tgid);
-			}
-			else
-				file = NULL;
-		}
+		opened_file(ret, tgid, now, c);
 		break;
 	case IOLENS_OP_CLOSE:
-		fd = st->args[0];
-		if (st->close_has_file) {
-			info.dev = st->close_dev;
-			info.ino = st->close_ino;
-			info.mode = st->close_mode;
-			if (iolens_is_regular(info.mode))
-				flags |= IOLENS_SC_REGULAR;
-			if (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))
-				flags |= IOLENS_SC_HAS_FILE;
-		}
+		closed_file(st, c);
 		break;
 	case IOLENS_OP_STAT:
-		if (st->nr == NR_fstat) {
-			fd = st->args[0];
-			file = iolens_fd_file(fd);
-			if (!iolens_file_info(file, &info))
-				file = NULL;
-		}
+		if (st->nr == NR_fstat)
+			any_file(st->args[0], c);
 		break;
 	case IOLENS_OP_READDIR:
-		fd = st->args[0];
-		file = iolens_fd_file(fd);
-		requested = st->args[2];
-		if (!iolens_file_info(file, &info))
-			file = NULL;
+		any_file(st->args[0], c);
+		c->requested = st->args[2];
 		break;
 	}
-
 	/* Per-file attribution is for files and directories, never pipes or
 	 * sockets (an fstat of a pipe still counts as a stat call). */
-	if (file && (iolens_is_regular(info.mode) || iolens_is_dir(info.mode))) {
-		flags |= IOLENS_SC_HAS_FILE;
-		if (iolens_is_regular(info.mode))
-			flags |= IOLENS_SC_REGULAR;
-		if (info.f_flags & IOLENS_O_DIRECT)
-			flags |= IOLENS_SC_DIRECT;
+	if (c->filp && (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
+		c->flags |= IOLENS_SC_HAS_FILE;
+		if (iolens_is_regular(c->file.mode))
+			c->flags |= IOLENS_SC_REGULAR;
+		if (c->file.f_flags & IOLENS_O_DIRECT)
+			c->flags |= IOLENS_SC_DIRECT;
 	}
+	return true;
+}
 
-	/* Nothing happened in the page cache or the scheduler during the call
-	 * (the usual cached read): the short record without those fields, into
-	 * the thread's batch (call_batch.bpf.h). */
+/* The call's record. Nothing happened in the page cache or the scheduler
+ * during the call (the usual cached read): the short record without those
+ * fields, into the thread's batch (call_batch.bpf.h); else the full record. */
+static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
+				      const struct call_info *c)
+{
+	struct iolens_syscall_rec *rec;
+
 	if (!(st->cache_in_bytes | st->readahead_bytes | st->blocked_ns | st->ra_sync | st->ra_async)) {
 #ifdef IOLENS_LEGACY
 		rec = iolens_reserve(IOLENS_SYSCALL_REC_V1_SIZE);
 		if (!rec)
-			return 0;
-		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret,
-			  requested, offset, &info, fd);
+			return;
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret, c);
 		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
 #else
 		rec = iolens_batch_slot(st);
-		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret,
-			  requested, offset, &info, fd);
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret, c);
 #endif
-		return 0;
+		return;
 	}
 	iolens_batch_flush(st); /* keep the thread's records in order */
 	rec = iolens_reserve(sizeof(*rec));
 	if (!rec)
-		return 0;
-	fill_call(rec, sizeof(*rec), flags, st, pid_tgid, now, ret, requested, offset, &info, fd);
+		return;
+	fill_call(rec, sizeof(*rec), c->flags, st, pid_tgid, now, ret, c);
 	rec->cache_in_bytes = st->cache_in_bytes;
 	rec->readahead_bytes = st->readahead_bytes;
 	rec->blocked_ns = st->blocked_ns;
@@ -359,6 +381,24 @@ static __always_inline int on_sys_exit(long ret)
 	rec->ra_async = st->ra_async;
 	rec->pad1 = 0;
 	iolens_submit(rec);
+}
+
+static __always_inline int on_sys_exit(long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct call_info c = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	struct iolens_thread_state *st;
+	__u64 now;
+
+	if (!iolens_is_tracked(pid_tgid >> 32))
+		return 0;
+	st = iolens_current_state(false);
+	if (!st || !st->active)
+		return 0;
+	now = bpf_ktime_get_ns();
+	st->active = 0;
+	if (decode_call(st, ret, pid_tgid >> 32, now, &c))
+		emit_call(st, pid_tgid, now, ret, &c);
 	return 0;
 }
 

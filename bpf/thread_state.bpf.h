@@ -74,12 +74,9 @@ static const struct iolens_thread_state iolens_state_zero;
 
 static __always_inline struct iolens_thread_state *iolens_state_of_tid(__u32 tid, bool create)
 {
-	struct iolens_thread_state *st = bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
-
-	if (st || !create)
-		return st;
-	bpf_map_update_elem(&iolens_threads_by_tid, &tid, &iolens_state_zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+	if (!create)
+		return bpf_map_lookup_elem(&iolens_threads_by_tid, &tid);
+	return iolens_lookup_or_init(&iolens_threads_by_tid, &tid, &iolens_state_zero);
 }
 #define iolens_current_state(create) iolens_state_of_tid((__u32)bpf_get_current_pid_tgid(), (create))
 #define iolens_task_state(task, create) iolens_state_of_tid(BPF_CORE_READ((task), pid), (create))

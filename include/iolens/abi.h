@@ -116,20 +116,45 @@ enum iolens_file_flags {
 	IOLENS_FILE_TRUNCATED = 1 << 0, /* path walk stopped early: path is a suffix */
 };
 
-/* Kernel-side counters, one per-CPU array slot each (append-only). */
+/*
+ * Kernel-side counters, one per-CPU array slot each, defined once here: the
+ * enum below, the names in recordings (kernel_counters, lost_detail), the
+ * recorder's loss list and the tables in docs/capture.md all come from this
+ * list (tests/unit/counters_test.cpp checks the docs against it).
+ * X(id, value, JSON name, loss, meaning):
+ *   - append-only: never renumber, never reuse a value, never rename (the
+ *     names are in recordings on disk);
+ *   - loss 1: each count is a record (or a syscall) that never reached the
+ *     recording: shown in lost_detail and summed into lost_events.
+ */
+#define IOLENS_COUNTERS(X)                                                                                          \
+	X(RECORDS, 0, "records", 0, "records submitted to the ring buffer")                                          \
+	X(RB_FULL, 1, "ring_buffer_full", 1, "a record could not be reserved: the consumer fell behind")             \
+	X(STATE_FAIL, 2, "no_thread_state", 1,                                                                        \
+	  "a syscall entry could not get its per-thread slot (task storage, or the legacy build's hash)")             \
+	X(PID_RANGE, 3, "pid_above_bitmap", 1,                                                                        \
+	  "a new tracked process had a pid above `pid_max` at load time (the name predates the one-byte-per-pid set)") \
+	X(PATH_TRUNC, 4, "path_truncated", 0, "file paths cut short: the walk stopped early, the path is a suffix")   \
+	X(BLOCK_UNMATCHED, 5, "block_issued_before_start", 0,                                                         \
+	  "block completions whose issue was not seen (issued before tracing started)")                               \
+	X(INODE_MAP_FULL, 6, "inode_watch_full", 1,                                                                   \
+	  "a traced file could not join the eviction watch list (65,536 files): evictions of its pages are not seen") \
+	/* Ring-buffer bytes this CPU produced: the producers decide when to wake    \
+	 * the consumer from it instead of asking the ring how much is unread,      \
+	 * which costs a cache miss on the consumer's position. */                  \
+	X(RB_BYTES, 7, "ring_bytes", 0, "ring-buffer bytes produced (the producers' wake-up schedule)")              \
+	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                            \
+	  "a block request could not be traced: the in-flight request map (16,384) was full when it was issued")   \
+	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                           \
+	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)")
+
 enum iolens_counter {
-	IOLENS_CNT_RECORDS = 0,       /* records submitted to the ring buffer */
-	IOLENS_CNT_RB_FULL = 1,       /* records dropped: ring buffer reserve failed */
-	IOLENS_CNT_STATE_FAIL = 2,    /* syscalls dropped: no per-thread state slot */
-	IOLENS_CNT_PID_RANGE = 3,     /* processes not tracked: pid above the bitmap */
-	IOLENS_CNT_PATH_TRUNC = 4,    /* file paths truncated */
-	IOLENS_CNT_BLOCK_UNMATCHED = 5, /* block completions whose issue was not seen */
-	IOLENS_CNT_INODE_MAP_FULL = 6,  /* traced files not added to the eviction watch list */
-	/* Ring-buffer bytes this CPU produced (not a loss): the producers decide
-	 * when to wake the consumer from it instead of asking the ring how much
-	 * is unread, which costs a cache miss on the consumer's position. */
-	IOLENS_CNT_RB_BYTES = 7,
-	IOLENS_CNT_COUNT = 8,
+#define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,
+	IOLENS_COUNTERS(IOLENS_COUNTER_ENUM)
+#undef IOLENS_COUNTER_ENUM
+#define IOLENS_COUNTER_ONE(id, value, name, loss, meaning) +1
+	IOLENS_CNT_COUNT = 0 IOLENS_COUNTERS(IOLENS_COUNTER_ONE),
+#undef IOLENS_COUNTER_ONE
 };
 
 /* Every record starts with this header. */

@@ -17,7 +17,7 @@ CaptureInfo sample_capture() {
     c.duration_ns = 12'000'000'000ull;
     c.events = 1'000'000;
     c.lost_events = 12;
-    c.lost_detail = {{"ringbuf_full", 10}, {"state_fail", 2}};
+    c.lost_detail = {{"ring_buffer_full", 10}, {"no_thread_state", 2}};
     c.probes = {{"syscalls", "tp_btf/sys_enter", true, "one attach for all syscalls"},
                 {"block", "tp/block/block_io_start", false, "tracepoint missing on this kernel"}};
     c.hostname = "gpu-node-7";

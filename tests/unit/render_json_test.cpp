@@ -19,7 +19,7 @@ Report fixture() {
     r.capture.duration_ns = 5'000'000'000;
     r.capture.events = 10;
     r.capture.lost_events = 3;
-    r.capture.lost_detail = {{"ringbuf_full", 3}};
+    r.capture.lost_detail = {{"ring_buffer_full", 3}};
     r.capture.probes = {{"syscalls", "tp_btf/sys_enter", true, ""},
                         {"block", "tp/block/block_io_start", false, "missing"}};
     r.capture.hostname = "h";
@@ -99,7 +99,7 @@ TEST(JsonRenderer, CaptureContract) {
     for (const char* k : {"start_unix_ns", "duration_ns", "events", "lost_events"})
         EXPECT_TRUE(c.at(k).is_number_unsigned()) << k;
     EXPECT_TRUE(c.at("lost_detail").is_object());
-    EXPECT_EQ(c.at("lost_detail").at("ringbuf_full"), 3);
+    EXPECT_EQ(c.at("lost_detail").at("ring_buffer_full"), 3);
     EXPECT_TRUE(c.at("partial").is_boolean());
     EXPECT_TRUE(c.at("partial_reason").is_string());
     EXPECT_TRUE(c.at("hostname").is_string());

@@ -41,7 +41,7 @@ Report stress_fixture() {
     c.duration_ns = 123'456'000'000'000ull;
     c.events = 18'446'744'073'709'551'615ull;
     c.lost_events = 1'234'567'890;
-    c.lost_detail = {{"ringbuf_full", 1'234'000'000}, {"state_fail", 567'890},
+    c.lost_detail = {{"ring_buffer_full", 1'234'000'000}, {"no_thread_state", 567'890},
                      {"a_very_long_reason_name_that_goes_on_and_on", 0}};
     c.hostname = "gpu-node-0042.cluster.example-research-laboratory.internal.very.long.domain";
     c.kernel_release = "6.1.0-18-amd64-with-a-really-long-local-version-suffix";

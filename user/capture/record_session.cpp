@@ -75,8 +75,7 @@ Result<void> write_json(recording::Writer& w, recording::ChunkType type, const n
 }
 
 // The kernel counters that are losses, as they appear in lost_detail.
-constexpr const char* kLossCounters[] = {"ring_buffer_full", "no_thread_state", "pid_above_bitmap",
-                                         "inode_watch_full"};
+constexpr const auto& kLossCounters = probes::kLossCounterNames;
 
 }  // namespace
 

@@ -40,7 +40,7 @@ bool print_node(const probes::Features& f)
         for (const auto& d : p.degraded)
             std::printf("%-10s %-6s   degraded: %s\n", "", "", d.c_str());
         // Only the essential families decide whether record can run.
-        if (const auto* spec = probes::find_family(p.family); spec && spec->essential)
+        if (p.spec->essential)
             all = all && p.available;
     }
     return all && f.can_trace() && f.ringbuf;

@@ -1,6 +1,7 @@
 #include "probes/probe_set.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -11,27 +12,16 @@
 #include <algorithm>
 #include <functional>
 
-#include "block.skel.h"
-#include "blocking.skel.h"
-#include "blocking_legacy.skel.h"
-#include "pagecache.skel.h"
-#include "pagecache_legacy.skel.h"
+#include "bpf_objects.h"
+#include "bpf_skeletons.h"
 #include "iolens/abi.h"
 #include "probes/catalog.h"
-#include "proc.skel.h"
-#include "syscalls.skel.h"
-#include "syscalls_direct.skel.h"
-#include "syscalls_legacy.skel.h"
+#include "util/errno_text.h"
+#include "util/fd.h"
 
 namespace iolens::probes {
 
 namespace {
-
-enum class Hook { TpBtf, RawTp };
-
-const char* hook_prefix(Hook h) { return h == Hook::TpBtf ? "tp_btf" : "raw_tp"; }
-
-std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
 {
@@ -75,43 +65,21 @@ SkeletonHandle open_skeleton(uint32_t wakeup_shift)
 
 using Opener = SkeletonHandle (*)(uint32_t);
 
+// The skeleton of each BPF object (CMakeLists.txt's IOLENS_BPF_OBJECTS).
+const std::pair<const char*, Opener> kOpeners[] = {
+#define IOLENS_OPENER_ROW(object, family, build) \
+    {#object, open_skeleton<object##_bpf, object##_bpf__open, object##_bpf__destroy>},
+    IOLENS_BPF_OBJECTS(IOLENS_OPENER_ROW)
+#undef IOLENS_OPENER_ROW
+};
+
 // The skeleton of a BPF object, by object name (catalog's object_name()).
 Opener opener_for(const std::string& object)
 {
-    if (object == "process")
-        return open_skeleton<proc_bpf, proc_bpf__open, proc_bpf__destroy>;
-    if (object == "syscalls")
-        return open_skeleton<syscalls_bpf, syscalls_bpf__open, syscalls_bpf__destroy>;
-    if (object == "syscalls_direct")
-        return open_skeleton<syscalls_direct_bpf, syscalls_direct_bpf__open, syscalls_direct_bpf__destroy>;
-    if (object == "syscalls_legacy")
-        return open_skeleton<syscalls_legacy_bpf, syscalls_legacy_bpf__open, syscalls_legacy_bpf__destroy>;
-    if (object == "pagecache")
-        return open_skeleton<pagecache_bpf, pagecache_bpf__open, pagecache_bpf__destroy>;
-    if (object == "pagecache_legacy")
-        return open_skeleton<pagecache_legacy_bpf, pagecache_legacy_bpf__open, pagecache_legacy_bpf__destroy>;
-    if (object == "blocking")
-        return open_skeleton<blocking_bpf, blocking_bpf__open, blocking_bpf__destroy>;
-    if (object == "blocking_legacy")
-        return open_skeleton<blocking_legacy_bpf, blocking_legacy_bpf__open, blocking_legacy_bpf__destroy>;
-    if (object == "block")
-        return open_skeleton<block_bpf, block_bpf__open, block_bpf__destroy>;
+    for (const auto& [name, open] : kOpeners)
+        if (object == name)
+            return open;
     return nullptr;
-}
-
-// The hooks worth trying for a family, best first, given what the kernel has
-// (or only the forced one).
-std::vector<Hook> candidate_hooks(const Features& f, const FamilySpec& spec, const std::string& force_hook)
-{
-    bool all_in_btf = f.btf;
-    for (const auto& tp : spec.required)
-        all_in_btf = all_in_btf && f.has_btf_tracepoint(tp);
-    std::vector<Hook> hooks;
-    if (all_in_btf && force_hook != "raw_tp")
-        hooks.push_back(Hook::TpBtf);
-    if (spec.has_raw_tp && force_hook != "tp_btf")
-        hooks.push_back(Hook::RawTp);
-    return hooks;
 }
 
 // Section "tp_btf/sys_enter" -> ("tp_btf", "sys_enter").
@@ -124,18 +92,36 @@ std::pair<std::string, std::string> split_section(const char* sec)
     return {s.substr(0, slash), s.substr(slash + 1)};
 }
 
-// A program named "..._a<N>" is for kernels where its tracepoint passes N
-// arguments (bpf/block.bpf.c: signatures changed in 5.11); other programs fit
-// any kernel. Without BTF the arity is unknown and only unsuffixed programs
-// are safe.
-bool matches_arity(const std::string& program, const std::string& tracepoint, const Features& f)
+// Sets the const volatile __u32 `name` of the object's read-only data (between
+// open and load); false if the object has no such variable.
+bool set_rodata_u32(bpf_object* obj, const std::string& name, uint32_t value)
 {
-    const auto at = program.rfind("_a");
-    if (at == std::string::npos || at + 2 >= program.size() ||
-        program.find_first_not_of("0123456789", at + 2) != std::string::npos)
-        return true;
-    const auto arity = f.tracepoint_arity(tracepoint);
-    return arity && *arity == std::stoi(program.substr(at + 2));
+    const struct btf* btf = bpf_object__btf(obj);
+    bpf_map* rodata = nullptr;
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj)
+    {
+        const std::string n = bpf_map__name(map);
+        if (n.size() >= 7 && n.compare(n.size() - 7, 7, ".rodata") == 0)
+            rodata = map;
+    }
+    const int sec_id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+    if (!rodata || sec_id < 0)
+        return false;
+    size_t size = 0;
+    const auto* initial = static_cast<const char*>(bpf_map__initial_value(rodata, &size));
+    const struct btf_type* sec = btf__type_by_id(btf, static_cast<uint32_t>(sec_id));
+    const struct btf_var_secinfo* vars = btf_var_secinfos(sec);
+    for (unsigned i = 0; initial && i < btf_vlen(sec); i++) {
+        const struct btf_type* var = btf__type_by_id(btf, vars[i].type);
+        if (name != btf__name_by_offset(btf, var->name_off) || vars[i].size != sizeof(value) ||
+            vars[i].offset + sizeof(value) > size)
+            continue;
+        std::string data(initial, size);
+        std::memcpy(data.data() + vars[i].offset, &value, sizeof(value));
+        return bpf_map__set_initial_value(rodata, data.data(), data.size()) == 0;
+    }
+    return false;
 }
 
 struct LinkDeleter {
@@ -147,136 +133,122 @@ struct LinkDeleter {
 struct ProbeSet::Family {
     const FamilySpec* spec = nullptr;
     SkeletonHandle skeleton;  // declared before links: destroyed after them
-    Hook hook = Hook::RawTp;
-    Variant variant = Variant::Standard;
-    std::vector<std::string> tracepoints;  // whose programs are loaded
-    std::vector<std::string> degraded;     // optional tracepoints missing, and what that costs
+    Attempt attempt;          // the plan's attempt that loaded
     std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
     // Task iterators that send what the programs still hold in per-thread
     // state (bpf/call_batch.bpf.h), run once the other programs are detached.
     std::vector<std::unique_ptr<bpf_link, LinkDeleter>> drains;
 
-    std::string hooks() const
-    {
-        std::string s;
-        for (const auto& tp : tracepoints)
-            s += (s.empty() ? "" : ",") + std::string(hook_prefix(hook)) + "/" + tp;
-        if (spec->has_direct || spec->has_legacy)
-            s += std::string(" [") + variant_name(variant) + "]";
-        return s;
-    }
+    std::string hooks() const { return hooks_text(*spec, attempt); }
 };
 
 const char* counter_name(int counter)
 {
-    switch (counter) {
-    case IOLENS_CNT_RECORDS: return "records";
-    case IOLENS_CNT_RB_FULL: return "ring_buffer_full";
-    case IOLENS_CNT_STATE_FAIL: return "no_thread_state";
-    case IOLENS_CNT_PID_RANGE: return "pid_above_bitmap";
-    case IOLENS_CNT_PATH_TRUNC: return "path_truncated";
-    case IOLENS_CNT_BLOCK_UNMATCHED: return "block_issued_before_start";
-    case IOLENS_CNT_INODE_MAP_FULL: return "inode_watch_full";
-    case IOLENS_CNT_RB_BYTES: return "ring_bytes";
-    default: return "unknown";
-    }
+    for (const auto& c : kCounters)
+        if (c.id == counter)
+            return c.name;
+    return "unknown";
 }
 
 namespace {
 
-// Opens and loads one family with the best hook the kernel accepts, falling
-// back hook by hook. Shared maps already created by an earlier family are
-// reused; the maps this family creates are added to `shared`.
-Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilySpec& spec, const Features& features,
+const char* const kErrorHint = "run `iolens check` to see what this kernel lacks";
+
+// Opens the attempt's BPF object and picks its programs: those of the
+// attempt's hook kind for its tracepoints (told their prototypes), and the
+// task iterators, which run on demand whatever the hook kind.
+Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, const Attempt& attempt,
+                                                       uint32_t wakeup_shift)
+{
+    Opener open = opener_for(attempt.object);
+    if (!open)
+        return make_error("no BPF object " + attempt.object + " for probe family " + spec.name);
+    auto fam = std::make_unique<ProbeSet::Family>();
+    fam->spec = &spec;
+    fam->attempt = attempt;
+    fam->skeleton = open(wakeup_shift);
+    if (!fam->skeleton.obj)
+        return errno_error("cannot open the " + attempt.object + " BPF object");
+    for (const auto& a : attempt.arities)
+        if (!set_rodata_u32(fam->skeleton.obj, "iolens_arity_" + a.tracepoint, static_cast<uint32_t>(a.arity)))
+            return make_error("the " + attempt.object + " BPF object has no iolens_arity_" + a.tracepoint);
+    const auto& tps = attempt.tracepoints;
+    std::vector<std::string> found;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, fam->skeleton.obj)
+    {
+        auto [kind, tp] = split_section(bpf_program__section_name(prog));
+        const bool wanted = kind == hook_prefix(attempt.hook) && std::find(tps.begin(), tps.end(), tp) != tps.end();
+        bpf_program__set_autoload(prog, wanted || kind == "iter");
+        if (wanted)
+            found.push_back(tp);
+    }
+    for (const auto& tp : tps)
+        if (std::find(found.begin(), found.end(), tp) == found.end())
+            return make_error("the " + attempt.object + " BPF object has no " + hook_prefix(attempt.hook) +
+                              " program for " + tp);
+    return fam;
+}
+
+// Sizes the maps this object creates and hands it those an earlier family
+// created (`shared`).
+void prepare_maps(bpf_object* obj, const std::map<std::string, int>& shared, uint32_t tracked_slots,
+                  uint64_t ringbuf_bytes)
+{
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj)
+    {
+        const std::string name = bpf_map__name(map);
+        if (auto it = shared.find(name); it != shared.end())
+            bpf_map__reuse_fd(map, it->second);
+        else if (name == "iolens_tracked")
+            bpf_map__set_max_entries(map, tracked_slots);
+        else if (name == "iolens_events")
+            bpf_map__set_max_entries(map, static_cast<uint32_t>(ringbuf_bytes));
+    }
+}
+
+// Adds the named maps of a loaded object (not .rodata/.bss) to `shared`.
+void publish_maps(bpf_object* obj, std::map<std::string, int>& shared)
+{
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj)
+    {
+        const std::string name = bpf_map__name(map);
+        if (name.find('.') == std::string::npos)
+            shared.emplace(name, bpf_map__fd(map));
+    }
+}
+
+// Loads one family: the plan's attempts in order, the first that loads wins.
+// Shared maps already created by an earlier family are reused; the maps this
+// family creates are added to `shared`.
+Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilyPlan& plan, const Features& features,
                                                       const ProbeOptions& options,
                                                       std::map<std::string, int>& shared)
 {
     const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
     std::string errors;
-    std::vector<std::pair<Variant, Hook>> attempts;
-    for (Variant variant : candidate_variants(features, spec, options.force_variant))
-        for (Hook hook : candidate_hooks(features, spec, options.force_hook))
-            attempts.emplace_back(variant, hook);
-    for (auto [variant, hook] : attempts) {
-        const std::string object = object_name(spec, variant);
-        Opener open = opener_for(object);
-        if (!open)
-            return make_error("no BPF object " + object + " for probe family " + spec.name);
-        auto fam = std::make_unique<ProbeSet::Family>();
-        fam->spec = &spec;
-        fam->hook = hook;
-        fam->variant = variant;
-        fam->skeleton = open(options.wakeup_shift);
-        if (!fam->skeleton.obj)
-            return make_error("cannot open the " + object + " BPF object: " + errno_text(errno));
-
-        // Programs of this hook kind only; optional ones only where their
-        // tracepoint exists (without BTF we cannot tell, so try them all).
-        bpf_program* prog;
-        bpf_object__for_each_program(prog, fam->skeleton.obj)
-        {
-            auto [kind, tp] = split_section(bpf_program__section_name(prog));
-            if (kind == "iter") {  // run on demand (detach), whatever the hook kind
-                bpf_program__set_autoload(prog, true);
-                continue;
-            }
-            bool wanted = kind == hook_prefix(hook) && matches_arity(bpf_program__name(prog), tp, features);
-            if (wanted) {
-                bool required = std::find(spec.required.begin(), spec.required.end(), tp) != spec.required.end();
-                if (!required && features.btf && !features.has_btf_tracepoint(tp)) {
-                    wanted = false;
-                    for (const auto& opt : spec.optional)
-                        if (opt.name == tp)
-                            fam->degraded.push_back("no " + tp + ": " + opt.without + " unavailable");
-                }
-            }
-            bpf_program__set_autoload(prog, wanted);
-            if (wanted && std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
-                fam->tracepoints.push_back(tp);
-        }
-        // Every required tracepoint needs a program whose signature fits
-        // this kernel (see matches_arity); otherwise this hook kind cannot work.
-        std::string unmatched;
-        for (const auto& tp : spec.required)
-            if (std::find(fam->tracepoints.begin(), fam->tracepoints.end(), tp) == fam->tracepoints.end())
-                unmatched += (unmatched.empty() ? "" : ", ") + tp;
-        if (!unmatched.empty()) {
-            errors += (errors.empty() ? "" : "; ") + object + " " + hook_prefix(hook) +
-                      ": no program fits this kernel's signature of " + unmatched;
-            continue;
-        }
-        bpf_map* map;
-        bpf_object__for_each_map(map, fam->skeleton.obj)
-        {
-            const std::string name = bpf_map__name(map);
-            if (auto it = shared.find(name); it != shared.end())
-                bpf_map__reuse_fd(map, it->second);
-            else if (name == "iolens_tracked")
-                bpf_map__set_max_entries(map, tracked_slots);
-            else if (name == "iolens_events")
-                bpf_map__set_max_entries(map, static_cast<uint32_t>(options.ringbuf_bytes));
-        }
-        if (int err = bpf_object__load(fam->skeleton.obj); err != 0) {
-            const std::string what = object + " " + hook_prefix(hook);
+    for (const auto& attempt : plan.attempts) {
+        auto fam = open_attempt(*plan.spec, attempt, options.wakeup_shift);
+        if (!fam)
+            return fam.error();
+        prepare_maps(fam.value()->skeleton.obj, shared, tracked_slots, options.ringbuf_bytes);
+        if (int err = bpf_object__load(fam.value()->skeleton.obj); err != 0) {
+            const std::string what = attempt.object + " " + hook_prefix(attempt.hook);
             errors += (errors.empty() ? "" : "; ") + what + ": " + errno_text(err);
-            spdlog::debug("{} probes: {} failed to load: {}", spec.name, what, errno_text(err));
+            spdlog::debug("{} probes: {} failed to load: {}", plan.family, what, errno_text(err));
             continue;
         }
-        bpf_object__for_each_map(map, fam->skeleton.obj)
-        {
-            const std::string name = bpf_map__name(map);
-            if (name.find('.') == std::string::npos)  // not .rodata/.bss: a named map
-                shared.emplace(name, bpf_map__fd(map));
-        }
-        spdlog::debug("{} probes loaded: {}", spec.name, fam->hooks());
-        for (const auto& d : fam->degraded)
-            spdlog::debug("{} probes: {}", spec.name, d);
+        publish_maps(fam.value()->skeleton.obj, shared);
+        spdlog::debug("{} probes loaded: {}", plan.family, fam.value()->hooks());
+        for (const auto& d : plan.degraded)
+            spdlog::debug("{} probes: {}", plan.family, d);
         return fam;
     }
     if (errors.empty())
         errors = "no usable hook on this kernel";
-    return make_error("cannot load the " + spec.name + " BPF programs (" + errors +
-                      "): run `iolens check` to see what this kernel lacks");
+    return make_error("cannot load the " + plan.family + " BPF programs (" + errors + "): " + kErrorHint);
 }
 
 }  // namespace
@@ -287,24 +259,23 @@ Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const
     std::unique_ptr<ProbeSet> set(new ProbeSet());
     // The process family comes first (family_specs order) and creates the
     // shared maps; every other family reuses them.
-    for (const auto& spec : family_specs()) {
-        if (auto why = unsupported_reason(features, spec); !why.empty() && !spec.essential) {
-            spdlog::warn("{}: {}", spec.name, why);
-            set->statuses_.push_back({spec.name, "", false, why});
-            continue;
-        }
-        auto fam = load_family(spec, features, options, set->shared_maps_);
+    for (const auto& plan : plan_probes(features, {options.force_hook, options.force_variant})) {
+        if (!plan.available && plan.spec->essential)
+            return make_error("cannot load the " + plan.family + " BPF programs (" + plan.reason + "): " + kErrorHint);
+        // A family the plan rules out is skipped with the plan's reason.
+        auto fam = plan.available ? load_family(plan, features, options, set->shared_maps_)
+                                  : Result<std::unique_ptr<Family>>(make_error(plan.reason));
         if (!fam) {
-            if (spec.essential)
+            if (plan.spec->essential)
                 return fam.error();
-            spdlog::warn("{}: {}", spec.name, fam.error().message);
-            set->statuses_.push_back({spec.name, "", false, fam.error().message});
+            spdlog::warn("{}: {}", plan.family, fam.error().message);
+            set->statuses_.push_back({plan.family, "", false, fam.error().message});
             continue;
         }
-        std::string reason = spec.provides;
-        for (const auto& d : fam.value()->degraded)
+        std::string reason = plan.reason;
+        for (const auto& d : plan.degraded)
             reason += "; " + d;
-        set->statuses_.push_back({spec.name, fam.value()->hooks(), false, reason});
+        set->statuses_.push_back({plan.family, fam.value()->hooks(), false, reason});
         set->families_.push_back(std::move(fam.value()));
     }
     const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
@@ -365,15 +336,14 @@ void ProbeSet::detach()
     // cannot send stay counted as produced and show up as undelivered.
     for (auto& fam : families_) {
         for (auto& link : fam->drains) {
-            const int fd = bpf_iter_create(bpf_link__fd(link.get()));
-            if (fd < 0) {
+            const UniqueFd fd(bpf_iter_create(bpf_link__fd(link.get())));
+            if (!fd) {
                 spdlog::warn("{} probes: cannot run the drain iterator: {}", fam->spec->name, errno_text(errno));
                 continue;
             }
             char buf[256];
-            while (read(fd, buf, sizeof buf) > 0) {
+            while (read(fd.get(), buf, sizeof buf) > 0) {
             }
-            close(fd);
         }
         fam->drains.clear();
     }
@@ -390,13 +360,37 @@ std::map<std::string, uint64_t> ProbeSet::read_counters() const
     const int ncpu = libbpf_num_possible_cpus();
     const int fd = shared_maps_.at("iolens_counters");
     std::vector<uint64_t> values(ncpu > 0 ? ncpu : 1);
-    for (uint32_t key = 0; key < IOLENS_CNT_COUNT; key++) {
+    for (const auto& c : kCounters) {
+        const auto key = static_cast<uint32_t>(c.id);
         uint64_t sum = 0;
         if (bpf_map_lookup_elem(fd, &key, values.data()) == 0)
             for (uint64_t v : values)
                 sum += v;
-        out[counter_name(static_cast<int>(key))] = sum;
+        out[c.name] = sum;
     }
+    return out;
+}
+
+Result<ObjectContents> describe_object(const std::string& object)
+{
+    Opener open = opener_for(object);
+    if (!open)
+        return make_error("no BPF object " + object);
+    SkeletonHandle skeleton = open(0);
+    if (!skeleton.obj)
+        return errno_error("cannot open the " + object + " BPF object");
+    ObjectContents out;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, skeleton.obj)
+        out.programs.push_back(split_section(bpf_program__section_name(prog)));
+    const struct btf* btf = bpf_object__btf(skeleton.obj);
+    const int sec_id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+    if (sec_id < 0)
+        return out;
+    const struct btf_type* sec = btf__type_by_id(btf, static_cast<uint32_t>(sec_id));
+    const struct btf_var_secinfo* vars = btf_var_secinfos(sec);
+    for (unsigned i = 0; i < btf_vlen(sec); i++)
+        out.rodata.push_back(btf__name_by_offset(btf, btf__type_by_id(btf, vars[i].type)->name_off));
     return out;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "recording/capture.h"
+#include "probes/counters.h"
 #include "probes/features.h"
 #include "probes/tracked_set.h"
 #include "util/result.h"
@@ -71,7 +72,15 @@ private:
     TrackedSet tracked_;
 };
 
-// Names of enum iolens_counter slots, as they appear in reports.
+// Names of enum iolens_counter slots, as they appear in reports (kCounters).
 const char* counter_name(int counter);
+
+// What a BPF object holds, read from its skeleton without loading it (no
+// privileges needed): lets tests check the catalog against bpf/*.bpf.c.
+struct ObjectContents {
+    std::vector<std::pair<std::string, std::string>> programs;  // (section kind, tracepoint): ("tp_btf", "sys_enter")
+    std::vector<std::string> rodata;                             // names of its const volatile variables
+};
+Result<ObjectContents> describe_object(const std::string& object);
 
 }  // namespace iolens::probes

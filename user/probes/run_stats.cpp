@@ -1,11 +1,11 @@
 #include "probes/run_stats.h"
 
 #include <bpf/bpf.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
+
+#include "util/errno_text.h"
 
 namespace iolens::probes {
 
@@ -20,24 +20,20 @@ bool sysctl_stats_on()
 
 }  // namespace
 
-RunStats::~RunStats()
-{
-    if (fd_ >= 0)
-        close(fd_);
-}
-
 bool RunStats::enable()
 {
-    fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    return fd_ >= 0;
+    const int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (fd < 0)
+        return false;
+    fd_.reset(fd);
+    return true;
 }
 
 void RunStats::disable(uint64_t now)
 {
-    if (fd_ < 0)
+    if (!fd_)
         return;
-    close(fd_);
-    fd_ = -1;
+    fd_.reset();
     on_ns_ += now - window_start_ns_;
 }
 
@@ -47,7 +43,7 @@ bool RunStats::start(uint64_t now, bool always)
     if (!enable()) {
         const int err = errno;
         unavailable_ = err == EINVAL ? "this kernel has no BPF run-time statistics (BPF_ENABLE_STATS, 5.8+)"
-                                     : std::string("cannot enable BPF run-time statistics: ") + std::strerror(err);
+                                     : "cannot enable BPF run-time statistics: " + errno_text(err);
         return false;
     }
     unavailable_.clear();
@@ -60,9 +56,9 @@ void RunStats::tick(uint64_t now)
     if (!available() || always_on_ || stop_ns_)
         return;
     const bool in_window = (now - start_ns_) % kPeriodNs < kWindowNs;
-    if (fd_ >= 0 && !in_window) {
+    if (fd_ && !in_window) {
         disable(now);
-    } else if (fd_ < 0 && in_window && enable()) {
+    } else if (!fd_ && in_window && enable()) {
         window_start_ns_ = now;
     }
 }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "util/fd.h"
+
 namespace iolens::probes {
 
 class RunStats {
@@ -18,7 +20,6 @@ public:
     RunStats() = default;
     RunStats(const RunStats&) = delete;
     RunStats& operator=(const RunStats&) = delete;
-    ~RunStats();
 
     // Starts sampling at `now` (CLOCK_MONOTONIC ns) with a first window, or
     // with one window for the whole capture if `always`.
@@ -41,7 +42,7 @@ private:
     bool enable();
     void disable(uint64_t now);
 
-    int fd_ = -1;
+    UniqueFd fd_;  // BPF_ENABLE_STATS: the statistics are on while it is open
     bool always_on_ = false;  // the sysctl was already on: every run is timed
     uint64_t start_ns_ = 0, stop_ns_ = 0;
     uint64_t window_start_ns_ = 0;  // of the open window

@@ -3,9 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <string>
+#include "util/errno_text.h"
 
 namespace iolens::probes {
 
@@ -21,7 +19,7 @@ Result<void> TrackedSet::map(int map_fd, size_t slots)
     const size_t bytes = (slots * sizeof(uint64_t) + page - 1) / page * page;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
     if (p == MAP_FAILED)
-        return make_error(std::string("cannot map the tracked-process set: ") + std::strerror(errno));
+        return errno_error("cannot map the tracked-process set");
     bytes_ = static_cast<uint8_t*>(p);
     count_ = slots * sizeof(uint64_t);
     mapped_bytes_ = bytes;
