@@ -127,6 +127,9 @@ inline model::Report clean_report() {
             er.io_time_ns = 3 * kS;
             er.critical_io_ns = kS / 3;
             ep.ranks.push_back(er);
+            ep.rank_sums.wall_ns += er.wall_ns;
+            ep.rank_sums.io_time_ns += er.io_time_ns;
+            ep.rank_sums.critical_io_ns += er.critical_io_ns;
         }
         r.epochs.push_back(ep);
     }

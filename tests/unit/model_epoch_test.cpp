@@ -207,3 +207,58 @@ TEST(EpochInference, PathRule) {
 }
 
 }  // namespace
+
+// issue #12: what a recording may ask of the report is bounded.
+TEST(EpochLimits, MoreEpochsThanTheLimitKeepTheFirstAndSaySo) {
+    DlStream s;
+    const size_t n = kMaxEpochs + 904;
+    for (size_t e = 0; e < n; ++e) s.marker(100, 1000 + e * 10, "epoch/" + std::to_string(e));
+    s.call({.pid = 100, .start = 1000 + (n - 1) * 10 + 1, .ino = 5, .ret = 4096});  // in a dropped epoch
+    const auto r = test::build(s, test::dl_capture(1000 + n * 10 + 100));
+    ASSERT_EQ(r.epochs.size(), kMaxEpochs);
+    EXPECT_EQ(r.epochs.back().marker_number, static_cast<int64_t>(kMaxEpochs - 1));
+    EXPECT_EQ(r.epochs.back().end_ns, 1000 + kMaxEpochs * 10);  // where the next (dropped) one began
+    ASSERT_EQ(r.limits.size(), 1u);
+    EXPECT_NE(r.limits[0].find(std::to_string(n) + " epochs"), std::string::npos) << r.limits[0];
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].calls, 1u);  // still counted in the totals
+}
+
+TEST(EpochLimits, ManyRanksTimesManyEpochsDropOnlyThePerRankRows) {
+    // 300 ranks x 300 epochs = 90,000 cells > kMaxEpochRankCells.
+    DlStream s;
+    std::map<uint32_t, std::map<std::string, std::string>> env;
+    const uint32_t ranks = 300, epochs = 300;
+    for (uint32_t k = 0; k < ranks; ++k) env[1000 + k] = {{"RANK", std::to_string(k)}};
+    for (uint32_t e = 0; e < epochs; ++e) {
+        s.marker(1000, 10'000 + e * 1000, "epoch/" + std::to_string(e));
+        s.call({.pid = 1000 + e % ranks, .start = 10'000 + e * 1000 + 5, .dur = 100, .ino = 7, .ret = 4096});
+    }
+    const auto r = test::build(s, test::dl_capture(10'000 + epochs * 1000), env);
+    ASSERT_EQ(r.ranks.size(), ranks);
+    ASSERT_EQ(r.epochs.size(), epochs);
+    ASSERT_EQ(r.limits.size(), 1u);
+    EXPECT_NE(r.limits[0].find("per-rank tables"), std::string::npos);
+    uint64_t reads = 0;
+    for (const auto& e : r.epochs) {
+        EXPECT_TRUE(e.ranks.empty());
+        reads += e.ops[IOLENS_OP_READ].calls;
+        EXPECT_EQ(e.ops[IOLENS_OP_READ].calls, 1u);
+        EXPECT_GT(e.rank_wall_ns(), 0u);
+    }
+    EXPECT_EQ(reads, epochs);
+    // Under the limit the rows are there, and sum to the same epoch figures.
+    std::map<uint32_t, std::map<std::string, std::string>> few(env.begin(), std::next(env.begin(), 2));
+    DlStream t;
+    for (uint32_t e = 0; e < 4; ++e) {
+        t.marker(1000, 10'000 + e * 1000, "epoch/" + std::to_string(e));
+        t.call({.pid = 1000 + e % 2, .start = 10'000 + e * 1000 + 5, .dur = 100, .ino = 7, .ret = 4096});
+    }
+    const auto u = test::build(t, test::dl_capture(20'000), few);
+    EXPECT_TRUE(u.limits.empty());
+    for (const auto& e : u.epochs) {
+        ASSERT_EQ(e.ranks.size(), 2u);
+        uint64_t wall = 0;
+        for (const auto& er : e.ranks) wall += er.wall_ns;
+        EXPECT_EQ(wall, e.rank_wall_ns());
+    }
+}

@@ -48,21 +48,24 @@ uint64_t overlap(const Window& a, uint64_t lo, uint64_t hi) {
 }
 
 // Forks of a root's children after all its earlier children exited (the
-// DataLoader's per-epoch respawn), sorted.
-std::vector<uint64_t> respawns(const std::vector<ProcessStats>& procs,
+// DataLoader's per-epoch respawn), sorted. O(n log n) in the children.
+std::vector<uint64_t> respawns(const std::unordered_map<uint32_t, std::vector<const ProcessInfo*>>& children,
                                const std::vector<uint32_t>& roots) {
     std::vector<uint64_t> out;
     for (uint32_t root : roots) {
-        std::vector<const ProcessInfo*> kids;
-        for (const auto& p : procs)
-            if (p.info.ppid == root && p.info.pid != root && p.info.start_ns) kids.push_back(&p.info);
+        auto it = children.find(root);
+        if (it == children.end()) continue;
+        std::vector<const ProcessInfo*> kids = it->second;
         std::sort(kids.begin(), kids.end(),
                   [](const ProcessInfo* a, const ProcessInfo* b) { return a->start_ns < b->start_ns; });
-        for (size_t i = 0; i < kids.size(); ++i) {
-            bool all_gone = true;
-            for (size_t j = 0; j < i && all_gone; ++j)
-                all_gone = kids[j]->end_ns != 0 && kids[j]->end_ns <= kids[i]->start_ns;
-            if (all_gone) out.push_back(kids[i]->start_ns);
+        // Every earlier child gone by this one's start: none still running,
+        // and the last of their exits before it.
+        bool one_running = false;
+        uint64_t last_end = 0;
+        for (const ProcessInfo* k : kids) {
+            if (!one_running && last_end <= k->start_ns) out.push_back(k->start_ns);
+            if (k->end_ns == 0) one_running = true;
+            last_end = std::max(last_end, k->end_ns);
         }
     }
     std::sort(out.begin(), out.end());
@@ -177,6 +180,7 @@ private:
     std::vector<Window> rank_life_;       // by rank index
     std::vector<EpochWindow> windows_;    // the epochs, by start
     EpochSource source_ = EpochSource::Marker;
+    bool per_rank_ = true;                // per-(epoch, rank) tables kept (kMaxEpochRankCells)
 };
 
 bool DlAttribution::assign() {
@@ -226,14 +230,28 @@ void DlAttribution::rank_totals() {
 // Epoch windows from markers, if any: then the inference is not needed.
 void DlAttribution::find_epochs() {
     windows_ = epochs_from_markers(log_.markers, cap_.end);
-    if (!windows_.empty()) return;
-    source_ = EpochSource::Inferred;
-    windows_ = infer_epochs();
-    if (windows_.empty()) return;
-    // The "end" marker (without epoch markers) still ends the last epoch.
-    for (const auto& m : log_.markers)
-        if (m.text == "end" && m.ts_ns > windows_.back().start_ns)
-            windows_.back().end_ns = std::min(windows_.back().end_ns, m.ts_ns);
+    if (windows_.empty()) {
+        source_ = EpochSource::Inferred;
+        windows_ = infer_epochs();
+        // The "end" marker (without epoch markers) still ends the last epoch.
+        if (!windows_.empty())
+            for (const auto& m : log_.markers)
+                if (m.text == "end" && m.ts_ns > windows_.back().start_ns)
+                    windows_.back().end_ns = std::min(windows_.back().end_ns, m.ts_ns);
+    }
+    // Bounded whatever the recording says: the first kMaxEpochs epochs (the
+    // last of them still ends where the next began: later events are in none).
+    if (windows_.size() > kMaxEpochs) {
+        r_.limits.push_back("the recording has " + std::to_string(windows_.size()) + " epochs: the first " +
+                            std::to_string(kMaxEpochs) + " are reported, and what came after them is in no epoch");
+        windows_.resize(kMaxEpochs);
+    }
+    if (windows_.size() * nr_ > kMaxEpochRankCells) {
+        per_rank_ = false;
+        r_.limits.push_back(std::to_string(windows_.size()) + " epochs x " + std::to_string(nr_) +
+                            " ranks: per-rank tables of each epoch are left out (more than " +
+                            std::to_string(kMaxEpochRankCells) + "); the epochs' and the ranks' own totals are exact");
+    }
 }
 
 // The dataset re-read cycle of each rank, walking its calls by start time,
@@ -250,9 +268,13 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
             for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
         },
         [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
+    // Children by parent, once (each rank's roots look theirs up).
+    std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
+    for (const auto& p : r_.processes)
+        if (p.info.pid != p.info.ppid && p.info.start_ns) children[p.info.ppid].push_back(&p.info);
     std::vector<std::vector<uint64_t>> starts;
     for (size_t i = 0; i < nr_; ++i)
-        starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(r_.processes, rm_.ranks[i].roots)));
+        starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(children, rm_.ranks[i].roots)));
     logs.clear();
     return merge_rank_epochs(starts, cap_.end);
 }
@@ -267,10 +289,15 @@ void DlAttribution::make_epochs() {
         ep.end_ns = windows_[k].end_ns;
         ep.marker_number = windows_[k].marker_number;
         ep.steps = windows_[k].steps;
-        ep.ranks.resize(nr_);
+        if (per_rank_)
+            ep.ranks.resize(nr_);
         for (size_t i = 0; i < nr_; ++i) {
+            const uint64_t wall = overlap(rank_life_[i], ep.start_ns, ep.end_ns);
+            ep.rank_sums.wall_ns += wall;
+            if (!per_rank_)
+                continue;
             ep.ranks[i].rank = rm_.ranks[i].rank;
-            ep.ranks[i].wall_ns = overlap(rank_life_[i], ep.start_ns, ep.end_ns);
+            ep.ranks[i].wall_ns = wall;
         }
     }
 }
@@ -285,10 +312,11 @@ void DlAttribution::stalls_and_epoch_calls() {
         const long k = epoch_of(windows_, e.start_ns);
         if (k < 0) return;
         EpochStats& ep = r_.epochs[k];
-        account(i >= 0 ? ep.ranks[i].ops[e.op()] : unranked[k][e.op()], e);
+        const bool ranked = i >= 0 && per_rank_;
+        account(ranked ? ep.ranks[i].ops[e.op()] : unranked[k][e.op()], e);
         if (e.has(CallEvent::kCountedRead)) {
             ep.page_cache.add_read(e.cache_read());
-            if (i >= 0) ep.ranks[i].page_cache.add_read(e.cache_read());
+            if (ranked) ep.ranks[i].page_cache.add_read(e.cache_read());
         }
     };
     std::vector<Interval> spans;
@@ -312,8 +340,12 @@ void DlAttribution::stalls_and_epoch_calls() {
     sweeps.clear();
     for (size_t k = 0; k < windows_.size(); ++k) {
         EpochStats& ep = r_.epochs[k];
-        ep.ops = unranked[k];
+        ep.ops = std::move(unranked[k]);
         for (size_t i = 0; i < nr_; ++i) {
+            ep.rank_sums.io_time_ns += stalls[i].io_in[k];
+            ep.rank_sums.critical_io_ns += stalls[i].critical_in[k];
+            if (!per_rank_)
+                continue;
             EpochRankStats& er = ep.ranks[i];
             er.io_time_ns = stalls[i].io_in[k];
             er.critical_io_ns = stalls[i].critical_in[k];
@@ -330,14 +362,15 @@ void DlAttribution::epoch_page_cache_and_block() {
         if (k < 0) continue;
         const auto rec = e.as_record();
         r_.epochs[k].page_cache.add_pagecache(rec);
-        if (long i = e.pid ? rank_index(e.pid) : -1; i >= 0) r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+        if (long i = e.pid && per_rank_ ? rank_index(e.pid) : -1; i >= 0)
+            r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
     }
     for (const BlockEvent& e : log_.blocks) {
         const long k = epoch_of(windows_, e.issue_ns);
         if (k < 0 || e.pid == 0) continue;
         const auto rec = e.as_record();
         r_.epochs[k].block.add(rec);
-        if (long i = rank_index(e.pid); i >= 0) r_.epochs[k].ranks[i].block.add(rec);
+        if (long i = per_rank_ ? rank_index(e.pid) : -1; i >= 0) r_.epochs[k].ranks[i].block.add(rec);
     }
 }
 

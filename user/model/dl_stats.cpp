@@ -19,22 +19,6 @@ std::optional<double> EpochRankStats::critical_io_share() const {
     return share(critical_io_ns, wall_ns);
 }
 
-uint64_t EpochStats::rank_wall_ns() const {
-    uint64_t t = 0;
-    for (const auto& r : ranks) t += r.wall_ns;
-    return t;
-}
-uint64_t EpochStats::rank_io_time_ns() const {
-    uint64_t t = 0;
-    for (const auto& r : ranks) t += r.io_time_ns;
-    return t;
-}
-uint64_t EpochStats::rank_critical_io_ns() const {
-    uint64_t t = 0;
-    for (const auto& r : ranks) t += r.critical_io_ns;
-    return t;
-}
-
 std::optional<double> EpochStats::io_time_share() const {
     return share(rank_io_time_ns(), rank_wall_ns());
 }

@@ -51,19 +51,26 @@ std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& mar
     std::sort(out.begin(), out.end(),
               [](const EpochWindow& a, const EpochWindow& b) { return a.start_ns < b.start_ns; });
     std::sort(ends.begin(), ends.end());
+    // Steps by time: each epoch takes its range by binary search (linear
+    // overall, not epochs x steps).
+    std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
+    std::vector<int64_t> numbers;
     for (size_t i = 0; i < out.size(); ++i) {
         uint64_t end = std::max(capture_end, out[i].start_ns);
         if (i + 1 < out.size()) end = std::min(end, out[i + 1].start_ns);
         auto e = std::upper_bound(ends.begin(), ends.end(), out[i].start_ns);
         if (e != ends.end()) end = std::min(end, *e);
         out[i].end_ns = end;
-        std::set<int64_t> numbers;
-        for (const auto& s : steps) {
-            if (s.ts < out[i].start_ns || s.ts >= end) continue;
-            if (s.n) numbers.insert(*s.n);
+        const auto by_ts = [](const Step& st, uint64_t t) { return st.ts < t; };
+        auto first = std::lower_bound(steps.begin(), steps.end(), out[i].start_ns, by_ts);
+        auto last = std::lower_bound(first, steps.end(), end, by_ts);
+        numbers.clear();
+        for (auto it = first; it != last; ++it) {
+            if (it->n) numbers.push_back(*it->n);
             else out[i].steps++;
         }
-        out[i].steps += numbers.size();
+        std::sort(numbers.begin(), numbers.end());
+        out[i].steps += static_cast<uint64_t>(std::unique(numbers.begin(), numbers.end()) - numbers.begin());
     }
     return out;
 }

@@ -128,12 +128,19 @@ struct EpochStats {
     OpTable ops;                 // every tracked process
     PageCacheStats page_cache;   // every tracked process
     ProcessBlock block;          // requests tracked processes submitted
-    std::vector<EpochRankStats> ranks;  // by rank
-    uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+    // By rank; empty when epochs x ranks passes kMaxEpochRankCells (the
+    // report says so in Report::limits): the sums below stay exact.
+    std::vector<EpochRankStats> ranks;
     // Sums over ranks (for the epoch table): wall, I/O and critical time.
-    uint64_t rank_wall_ns() const;
-    uint64_t rank_io_time_ns() const;
-    uint64_t rank_critical_io_ns() const;
+    struct RankSums {
+        uint64_t wall_ns = 0;
+        uint64_t io_time_ns = 0;
+        uint64_t critical_io_ns = 0;
+    } rank_sums;
+    uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+    uint64_t rank_wall_ns() const { return rank_sums.wall_ns; }
+    uint64_t rank_io_time_ns() const { return rank_sums.io_time_ns; }
+    uint64_t rank_critical_io_ns() const { return rank_sums.critical_io_ns; }
     // rank_io_time_ns / rank_wall_ns and rank_critical_io_ns / rank_wall_ns:
     // the ranks' shares weighted by their time in the epoch.
     std::optional<double> io_time_share() const;
@@ -154,6 +161,11 @@ struct RankImbalance {
     uint64_t straggler_io_time_ns = 0;
 };
 
+// What a recording may ask of the report, at most: a crafted or runaway
+// recording must not take the machine down (docs/report-schema.md, "limits").
+inline constexpr size_t kMaxEpochs = 4096;            // epochs reported (the first ones)
+inline constexpr size_t kMaxEpochRankCells = 65536;   // epochs x ranks with per-rank epoch tables
+
 struct Report {
     CaptureInfo capture;
     OpTable totals;
@@ -168,6 +180,9 @@ struct Report {
     std::vector<EpochStats> epochs;       // by index
     std::optional<RankImbalance> rank_imbalance;  // with 2 ranks or more
     std::vector<Finding> findings;        // most severe first
+    // Limits the report hit, one sentence each (kMaxEpochs, ...): what was
+    // left out and why. Empty for any ordinary recording.
+    std::vector<std::string> limits;
 };
 
 // Derived figures the renderers show, defined once here so that the terminal

@@ -153,6 +153,7 @@ json report_to_json(const model::Report& r) {
         {"ranks", ranks_to_json(r, live)},
         {"epochs", epochs_to_json(r, live)},
         {"rank_imbalance", rank_imbalance_to_json(r)},
+        {"limits", r.limits},
     };
 }
 

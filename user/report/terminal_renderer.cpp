@@ -122,6 +122,8 @@ void header(Ctx& c, const Report& r) {
                          c.width, "!! ", "!! "),
                     kAlert);
     }
+    for (const auto& limit : r.limits)
+        print_lines(c, wrap("limit reached: " + limit + ".", c.width, "warning: ", "         "), kWarn);
     for (const auto& p : cap.probes) {
         if (p.attached) continue;
         std::string text = "probe " + p.name + (p.hook.empty() ? "" : " (" + p.hook + ")") +
