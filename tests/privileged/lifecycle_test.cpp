@@ -290,7 +290,16 @@ TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
         {{"report", "/etc/passwd"}, -1, "not an iolens recording"},
         {{"report", "/dev/null"}, -1, "/dev/null"},
         {{"report", "/tmp"}, -1, "/tmp"},
-        {{"frobnicate"}, -1, ""},
+        {{"frobnicate"}, 2, "unknown command 'frobnicate'"},
+        // issue #12: every usage error exits 2, with a message naming the value
+        {{"report", dir / "missing", "--nope"}, 2, "--nope"},
+        {{"record", "-p", "2"}, 2, "kernel thread"},
+        {{"record", "--ringbuf-mib", "4096", "--", "true"}, 2, "1 to 1024"},
+        {{"record", "-d", "", "--", "true"}, 2, "empty"},
+        {{"record", "-d", "0x10s", "--", "true"}, 2, "invalid duration '0x10s'"},
+        {{"record", "-p", "-5"}, 2, "not a whole number"},
+        {{"report", dir / "missing", "--top", "-1"}, 2, "not a whole number"},
+        {{"report", dir / "missing", "--max-files", "99999999999999999999"}, 2, "out of range"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> argv = {iolens_bin()};
@@ -306,6 +315,16 @@ TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
         EXPECT_LT(r.exit_status, 128) << what << " crashed:\n" << r.err;
         EXPECT_NE(r.err.find(c.message), std::string::npos) << what << "\nstderr: " << r.err;
     }
+    // Garbage after the magic is damage, not a newer format.
+    std::ofstream(dir / "garbage") << "IOLENSRC" << std::string(64, 'g');
+    auto g = run({iolens_bin(), "report", dir / "garbage"});
+    EXPECT_EQ(g.exit_status, 1);
+    EXPECT_NE(g.err.find("header is damaged"), std::string::npos) << g.err;
+    EXPECT_EQ(g.err.find("upgrade"), std::string::npos) << g.err;
+    // A target that exits while the probes load: said plainly, never a wrapped count.
+    Background brief({"sleep", "0.05"});
+    auto b = run({iolens_bin(), "record", "-p", std::to_string(brief.pid()), "-o", dir / "brief.iolens"});
+    EXPECT_EQ(b.err.find("18446744073709551615"), std::string::npos) << b.err;
     // A record that never went live leaves no recording behind.
     EXPECT_NE(access((dir / "a").c_str(), F_OK), 0) << "command not found left a recording";
     EXPECT_NE(access((dir / "b").c_str(), F_OK), 0) << "cannot execute left a recording";

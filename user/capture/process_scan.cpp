@@ -14,8 +14,9 @@ namespace iolens::capture {
 
 namespace {
 
-// /proc/PID/stat: "pid (comm) state ppid ..."; comm may contain spaces and ')'.
-bool read_stat(pid_t pid, std::string& comm, pid_t& ppid)
+// /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid flags ...";
+// comm may contain spaces and ')'.
+bool read_stat(pid_t pid, std::string& comm, pid_t& ppid, unsigned long* flags = nullptr)
 {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
@@ -29,14 +30,34 @@ bool read_stat(pid_t pid, std::string& comm, pid_t& ppid)
     std::istringstream rest(line.substr(close + 1));
     char state;
     rest >> state >> ppid;
+    if (flags) {
+        long skip;
+        rest >> skip >> skip >> skip >> skip >> *flags;
+    }
     return static_cast<bool>(rest);
 }
 
 }  // namespace
 
+bool is_kernel_thread(pid_t pid, std::string& comm)
+{
+    constexpr unsigned long kPfKthread = 0x00200000;  // PF_KTHREAD, include/linux/sched.h
+    pid_t ppid = 0;
+    unsigned long flags = 0;
+    return read_stat(pid, comm, ppid, &flags) && (flags & kPfKthread);
+}
+
 bool process_exists(pid_t pid)
 {
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+    if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
+        return false;
+    // A zombie (exited, not yet reaped by its parent) does nothing more.
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line))
+        return false;
+    const auto close = line.rfind(')');
+    return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
 }
 
 std::vector<pid_t> process_tree(pid_t root)

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "recording/capture.h"
@@ -11,6 +12,8 @@
 namespace iolens::capture {
 
 bool process_exists(pid_t pid);
+// A kernel thread (PF_KTHREAD): no file syscalls of its own to trace. comm: its name.
+bool is_kernel_thread(pid_t pid, std::string& comm);
 // pid itself and every live descendant, found through /proc/*/stat ppids.
 std::vector<pid_t> process_tree(pid_t root);
 std::optional<recording::ProcessInfo> read_process(pid_t pid);

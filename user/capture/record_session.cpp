@@ -182,6 +182,13 @@ Result<void> RecordSession::check_request() const
         return make_error("no process with pid " + std::to_string(*opt_.pid));
     if (opt_.pid && *opt_.pid == getpid())
         return make_error("pid " + std::to_string(*opt_.pid) + " is this iolens itself");
+    if (std::string comm; opt_.pid && is_kernel_thread(*opt_.pid, comm))
+        return Error{"pid " + std::to_string(*opt_.pid) + " (" + comm +
+                         ") is a kernel thread: it makes no file syscalls of its own, so there is nothing to trace",
+                     2};
+    if (opt_.pid && *opt_.pid == 1)
+        spdlog::warn("pid 1 is init: every process it starts from now on (the system's new processes, not only a "
+                     "job's) will be traced");
     return {};
 }
 
@@ -338,7 +345,10 @@ Result<void> RecordSession::go_live()
     if (!launcher_) {
         if (auto r = writer_->commit(); !r)
             return r;
-        spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt_.pid, stream_->live().size() - 1);
+        if (stream_->live().empty())
+            spdlog::warn("pid {} exited while tracing was being attached: there is nothing left to trace", *opt_.pid);
+        else
+            spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt_.pid, stream_->live().size() - 1);
         return {};
     }
     if (auto r = launcher_->release(); !r) {

@@ -11,8 +11,15 @@
 
 namespace iolens::cli {
 
-// "90" (seconds), "500ms", "30s", "5m", "1h", "1.5s" -> nanoseconds.
+// "90" (seconds), "500ms", "30s", "5m", "1h", "1.5s" -> nanoseconds. Decimal
+// only: "0x10s", "inf", "1e3s" and "" are refused.
 Result<uint64_t> parse_duration(const std::string& text);
+
+// A CLI11 check for a whole number from min to max, in decimal digits only
+// (CLI11 itself would take "-1" into an unsigned option as 2^64 - 1).
+CLI::Validator whole_number(uint64_t min, uint64_t max);
+// A CLI11 check that refuses an empty value (-d "").
+CLI::Validator not_empty();
 
 // Options every report-producing subcommand takes.
 struct OutputOptions {

@@ -39,8 +39,8 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;
     o.rank_env = cli.out.rank_env;
-    if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 4096 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
-        return make_error("--ringbuf-mib must be a power of two between 1 and 4096");
+    if (cli.ringbuf_mib < 1 || cli.ringbuf_mib > 1024 || (cli.ringbuf_mib & (cli.ringbuf_mib - 1)))
+        return make_error("--ringbuf-mib must be a power of two between 1 and 1024");
     o.probe.ringbuf_bytes = uint64_t{cli.ringbuf_mib} << 20;
     if (!cli.force_hook.empty() && cli.force_hook != "tp_btf" && cli.force_hook != "raw_tp")
         return make_error("--force-hook must be tp_btf or raw_tp, not '" + cli.force_hook + "'");
@@ -59,15 +59,18 @@ void register_record(CLI::App& app, Action& action)
 {
     auto opts = std::make_shared<RecordCliOptions>();
     auto* sub = app.add_subcommand("record", "Trace a command (after --) or a running process tree (-p)");
-    sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts");
-    sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)");
+    sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts")
+        ->check(whole_number(1, 0x3fffffff));
+    sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")->check(not_empty());
     sub->add_option("-o,--output", opts->output, "Recording file to write")->capture_default_str();
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
     sub->add_flag("--drop-caches", opts->drop_caches,
                   "Sync and drop the page cache before tracing (test nodes: measures a cold run)");
     add_output_options(sub, opts->out,
                        "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
-    sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB")->capture_default_str();
+    sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB (a power of two, 1 to 1024)")
+        ->capture_default_str()
+        ->check(whole_number(1, 1024));
     // Hidden (empty group): for testing the fallback hooks on a kernel that
     // has the preferred ones.
     sub->add_option("--force-hook", opts->force_hook, "Use only tp_btf or raw_tp hooks")->group("");

@@ -162,6 +162,11 @@ Result<uint32_t> read_header(BufferedReader& in, const std::string& path, ReadOu
     out.required_features = detail::get_le64(header + detail::kOffRequired);
     out.optional_features = detail::get_le64(header + detail::kOffOptional);
 
+    // A format no iolens ever wrote is damage, not a newer iolens.
+    if (out.format_version > kFormatVersion + 64) {
+        return make_error(path + " is not a valid iolens recording (format " + std::to_string(out.format_version) +
+                          " is not one iolens writes: the header is damaged)");
+    }
     if (out.format_version > kFormatVersion) {
         return make_error(path + " was written by a newer iolens (format " +
                           std::to_string(out.format_version) + "); this iolens reads formats 1 to " +
