@@ -14,6 +14,7 @@
 #include "selftest/run.h"
 #include "selftest/verdict.h"
 #include "selftest/workload.h"
+#include "util/output_file.h"
 
 namespace iolens::cli {
 
@@ -22,10 +23,16 @@ namespace {
 struct SelfTestCliOptions {
     selftest::Options run;
     std::string json_path;
+    bool force = false;
 };
 
 int run_self_test(const SelfTestCliOptions& opts)
 {
+    if (!opts.json_path.empty())
+        if (auto r = check_output_path(opts.json_path, opts.force, "the self-test verdict"); !r) {
+            spdlog::error("{}", r.error().message);
+            return 2;
+        }
     auto f = probes::Features::probe();
     bool can_record = print_node(f);
     std::fflush(stdout);
@@ -43,7 +50,7 @@ int run_self_test(const SelfTestCliOptions& opts)
     selftest::print_outcome(*outcome);
     std::fflush(stdout);
     if (!opts.json_path.empty())
-        if (auto r = selftest::write_json_file(opts.json_path, selftest::outcome_json(*outcome, f)); !r) {
+        if (auto r = selftest::write_json_file(opts.json_path, opts.force, selftest::outcome_json(*outcome, f)); !r) {
             spdlog::error("{}", r.error().message);
             return 1;
         }
@@ -60,6 +67,7 @@ void register_self_test(CLI::App& app, Action& action)
                     "Directory to create the test files in (use one on the disk you care about)")
         ->capture_default_str();
     sub->add_option("--json", opts->json_path, "Also write the verdict as JSON to this file");
+    sub->add_flag("-f,--force", opts->force, "Replace an existing --json file");
     sub->add_flag("--keep", opts->run.keep, "Keep the test files and the recording");
     // Hidden (empty group), as record's: runs the fallback hooks on a kernel
     // that has the preferred ones (the kernel matrix runs both).

@@ -1,5 +1,8 @@
 #include "selftest/verdict.h"
 
+#include "util/json_text.h"
+#include "util/output_file.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -94,16 +97,9 @@ nlohmann::json outcome_json(const Outcome& o, const probes::Features& f)
     return j;
 }
 
-Result<void> write_json_file(const std::string& path, const nlohmann::json& j)
+Result<void> write_json_file(const std::string& path, bool force, const nlohmann::json& j)
 {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out)
-        return errno_error("cannot write " + path);
-    out << j.dump(2) << "\n";
-    out.close();
-    if (!out)
-        return errno_error("cannot write " + path);
-    return {};
+    return write_output_file(path, force, "the self-test verdict", json_dump(j, 2) + "\n");
 }
 
 }  // namespace iolens::selftest

@@ -13,6 +13,7 @@ namespace iolens::selftest {
 
 void print_outcome(const Outcome& o);
 nlohmann::json outcome_json(const Outcome& o, const probes::Features& f);
-Result<void> write_json_file(const std::string& path, const nlohmann::json& j);
+// Through util/output_file.h: a fresh 0600 file, replaced only with force.
+Result<void> write_json_file(const std::string& path, bool force, const nlohmann::json& j);
 
 }  // namespace iolens::selftest
