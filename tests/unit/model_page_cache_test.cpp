@@ -125,19 +125,38 @@ TEST(PageCacheModel, StreamsAreOneProcessReadingOneFile) {
                                           find_process(r, 101)->page_cache.hit_bytes);
 }
 
-TEST(PageCacheModel, FailedDirectAndNonReadCallsAreNotCacheReads) {
+TEST(PageCacheModel, FailedAndNonReadCallsAreNotCacheReads) {
     Records s;
     s.syscall({.ret = -5, .cache_in = 4096, .blocked = 10});            // EIO
-    s.syscall({.ret = 4096, .cache_in = 0, .blocked = 20,
-               .extra_flags = IOLENS_SC_DIRECT});                       // bypasses the cache
     s.syscall({.op = IOLENS_OP_WRITE, .ret = 4096, .cache_in = 4096, .blocked = 30});
     s.syscall({.op = IOLENS_OP_MMAP, .ret = 0x7f0000000000, .cache_in = 8192});
     const Report r = build(s);
     EXPECT_TRUE(r.page_cache.empty());
     EXPECT_FALSE(r.page_cache.hit_ratio().has_value());
     // The blocked time still shows per class: it is a syscall figure.
-    EXPECT_EQ(r.totals[IOLENS_OP_READ].blocked_ns, 30u);
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].blocked_ns, 10u);
     EXPECT_EQ(r.totals[IOLENS_OP_WRITE].blocked_ns, 30u);
+}
+
+TEST(PageCacheModel, DirectReadsCameFromTheDeviceNotTheCache) {
+    Records s;
+    s.syscall({.ret = 4096, .cache_in = 0, .blocked = 20, .extra_flags = IOLENS_SC_DIRECT});
+    s.syscall({.ret = 8192, .cache_in = 0, .blocked = 5, .extra_flags = IOLENS_SC_DIRECT});
+    const Report r = build(s);
+    // An O_DIRECT-only job is not "100% cached": its bytes count against the ratio.
+    EXPECT_EQ(r.page_cache.direct_bytes, 12288u);
+    EXPECT_EQ(r.page_cache.hit_bytes, 0u);
+    EXPECT_EQ(r.page_cache.miss_bytes, 0u);
+    ASSERT_TRUE(r.page_cache.hit_ratio().has_value());
+    EXPECT_DOUBLE_EQ(*r.page_cache.hit_ratio(), 0.0);
+    EXPECT_EQ(r.page_cache.blocked_ns, 25u);
+    EXPECT_EQ(find_file(r, 7)->page_cache.direct_bytes, 12288u);
+    EXPECT_EQ(find_process(r, 100)->page_cache.direct_bytes, 12288u);
+    // Half cached, half direct: 50%.
+    Records m;
+    m.syscall({.ret = 4096, .cache_in = 0});
+    m.syscall({.ret = 4096, .cache_in = 0, .extra_flags = IOLENS_SC_DIRECT});
+    EXPECT_DOUBLE_EQ(*build(m).page_cache.hit_ratio(), 0.5);
 }
 
 TEST(PageCacheModel, BlockedTimeIsKeptPerClassAtEveryLevel) {
@@ -208,7 +227,10 @@ TEST(PageCacheModel, FaultInsCountBytesAndMajorFaults) {
     const Report r = build(s);
     EXPECT_EQ(r.page_cache.fault_bytes, 4096u + 65536 + 16384 + 4096);
     EXPECT_EQ(r.page_cache.major_faults, 3u);
-    EXPECT_FALSE(r.page_cache.hit_ratio().has_value());  // faults are not reads
+    // Nothing was read through the cache and everything faulted in came
+    // from the device: a mmap-only cold job is 0% cached, not 100% or n/a.
+    ASSERT_TRUE(r.page_cache.hit_ratio().has_value());
+    EXPECT_DOUBLE_EQ(*r.page_cache.hit_ratio(), 0.0);
     EXPECT_EQ(find_process(r, 100)->page_cache.fault_bytes, 86016u);
     EXPECT_EQ(find_process(r, 100)->page_cache.major_faults, 2u);
     ASSERT_NE(find_process(r, 102), nullptr);
@@ -273,8 +295,8 @@ TEST(PageCacheModel, UnknownKindsAreSkippedAndShortRecordsAreErrors) {
 }
 
 TEST(PageCacheModel, MergeAddsEveryField) {
-    PageCacheStats a{1, 2, 3, 4, 5, 6, 7, 8};
-    const PageCacheStats b{10, 20, 30, 40, 50, 60, 70, 80};
+    PageCacheStats a{1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const PageCacheStats b{10, 20, 30, 40, 50, 60, 70, 80, 90};
     a.merge(b);
     EXPECT_EQ(a.hit_bytes, 11u);
     EXPECT_EQ(a.miss_bytes, 22u);
@@ -284,8 +306,9 @@ TEST(PageCacheModel, MergeAddsEveryField) {
     EXPECT_EQ(a.major_faults, 66u);
     EXPECT_EQ(a.evicted_bytes, 77u);
     EXPECT_EQ(a.blocked_ns, 88u);
+    EXPECT_EQ(a.direct_bytes, 99u);
     EXPECT_EQ(a.brought_in(), 22u + 55u);
-    EXPECT_DOUBLE_EQ(*a.hit_ratio(), 11.0 / 33.0);
+    EXPECT_DOUBLE_EQ(*a.hit_ratio(), 11.0 / (11.0 + 22.0 + 55.0 + 99.0));
 }
 
 TEST(PageCacheModel, TopProcessesAndFilesByBytesBroughtIn) {

@@ -93,7 +93,9 @@ TEST(JsonPageCache, ExactValues) {
     const json& pc = j.at("page_cache");
     EXPECT_EQ(pc.at("hit_bytes"), 16384);
     EXPECT_EQ(pc.at("miss_bytes"), 131072);
-    EXPECT_DOUBLE_EQ(pc.at("hit_ratio").get<double>(), 16384.0 / (16384.0 + 131072.0));
+    // Fault-ins came from the device too: they count against the ratio.
+    EXPECT_DOUBLE_EQ(pc.at("hit_ratio").get<double>(), 16384.0 / (16384.0 + 131072.0 + 4096.0));
+    EXPECT_EQ(pc.at("direct_bytes"), 0);
     EXPECT_EQ(pc.at("readahead_bytes"), 126976);
     EXPECT_EQ(pc.at("readahead_unused_bytes"), 8192);
     EXPECT_EQ(pc.at("fault_bytes"), 4096);
@@ -174,12 +176,15 @@ TEST(JsonAvailability, EachFamilyOnItsOwn) {
     EXPECT_TRUE(blocking_only.at("page_cache").is_null());
 }
 
-TEST(JsonPageCache, HitRatioIsNullWithoutReads) {
+TEST(JsonPageCache, HitRatioIsNullWithNothingToMeasure) {
     Report r;
     r.capture = capture(true, true, true);
+    r.page_cache.evicted_bytes = 4096;
+    EXPECT_TRUE(report_to_json(r).at("page_cache").at("hit_ratio").is_null());
+    // mmap fault-ins alone: 0%, not null and not 100%.
     r.page_cache.fault_bytes = 4096;
     const json pc = report_to_json(r).at("page_cache");
-    EXPECT_TRUE(pc.at("hit_ratio").is_null());
+    EXPECT_EQ(pc.at("hit_ratio").get<double>(), 0.0);
     EXPECT_EQ(pc.at("fault_bytes"), 4096);
     EXPECT_TRUE(report_to_json(r).at("block").at("devices").is_array());
 }

@@ -15,8 +15,9 @@ struct CallEvent {
         kRegular = 1u << 2,     // a regular file (IOLENS_SC_REGULAR)
         kOffsetZero = 1u << 3,  // a read/write that started at offset 0
         kCountedRead = 1u << 4, // is_counted_read with page-cache fields: cache_read() applies
+        kDirect = 1u << 5,      // with kCountedRead: an O_DIRECT read (its bytes are direct_bytes)
     };
-    static constexpr uint32_t kNoFile = (1u << 23) - 1;
+    static constexpr uint32_t kNoFile = (1u << 22) - 1;
 
     uint64_t start_ns = 0;
     uint64_t duration_ns = 0;
@@ -28,14 +29,15 @@ struct CallEvent {
     uint32_t readahead_bytes = 0;
     uint32_t pid = 0;
     uint32_t tid = 0;
-    uint32_t packed = 0;     // op:4 | flags:5 | file index:23 (kNoFile: none, or > 8M files)
+    uint32_t packed = 0;     // op:4 | flags:6 | file index:22 (kNoFile: none, or > 4M files)
 
     int op() const { return static_cast<int>(packed & 0xf); }
-    uint32_t flags() const { return (packed >> 4) & 0x1f; }
-    uint32_t file() const { return packed >> 9; }
+    uint32_t flags() const { return (packed >> 4) & 0x3f; }
+    uint32_t file() const { return packed >> 10; }
     bool has(Flag f) const { return flags() & f; }
     CacheRead cache_read() const {
-        return {hit_bytes, miss_bytes, readahead_bytes, blocked_ns};
+        if (has(kDirect)) return {0, 0, 0, blocked_ns, bytes};
+        return {hit_bytes, miss_bytes, readahead_bytes, blocked_ns, 0};
     }
 };
 static_assert(sizeof(CallEvent) == 64, "CallEvent is meant to stay 64 bytes");

@@ -28,10 +28,8 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
             e.bytes = static_cast<uint64_t>(r.ret);
             flags |= CallEvent::kHasSize;
             break;
-        case IOLENS_OP_MMAP:  // ret is the address; the mapping is the length asked for
-            e.bytes = r.requested;
-            flags |= CallEvent::kHasSize;
-            break;
+        // mmap: ret is the address and nothing moved; the mapping's length is
+        // requested_bytes, and what it brought in is the page cache's fault_bytes.
         default:
             break;
         }
@@ -41,12 +39,13 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
         flags |= CallEvent::kOffsetZero;
     if (cache) {
         flags |= CallEvent::kCountedRead;
+        if (r.flags & IOLENS_SC_DIRECT) flags |= CallEvent::kDirect;
         e.hit_bytes = sat32(cache->hit_bytes);
         e.miss_bytes = sat32(cache->miss_bytes);
         e.readahead_bytes = sat32(cache->readahead_bytes);
     }
     e.packed = (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) |
-               (std::min(file_index, CallEvent::kNoFile) << 9);
+               (std::min(file_index, CallEvent::kNoFile) << 10);
     return e;
 }
 

@@ -3,7 +3,7 @@
 namespace iolens::model {
 
 std::optional<double> PageCacheStats::hit_ratio() const {
-    const uint64_t total = hit_bytes + miss_bytes;
+    const uint64_t total = hit_bytes + miss_bytes + fault_bytes + direct_bytes;
     if (total == 0) return std::nullopt;
     return static_cast<double>(hit_bytes) / static_cast<double>(total);
 }
@@ -11,7 +11,7 @@ std::optional<double> PageCacheStats::hit_ratio() const {
 bool PageCacheStats::empty() const {
     return hit_bytes == 0 && miss_bytes == 0 && readahead_bytes == 0 &&
            readahead_unused_bytes == 0 && fault_bytes == 0 && major_faults == 0 &&
-           evicted_bytes == 0 && blocked_ns == 0;
+           evicted_bytes == 0 && blocked_ns == 0 && direct_bytes == 0;
 }
 
 void PageCacheStats::merge(const PageCacheStats& o) {
@@ -23,6 +23,7 @@ void PageCacheStats::merge(const PageCacheStats& o) {
     major_faults += o.major_faults;
     evicted_bytes += o.evicted_bytes;
     blocked_ns += o.blocked_ns;
+    direct_bytes += o.direct_bytes;
 }
 
 void PageCacheStats::add_read(const CacheRead& read) {
@@ -30,18 +31,20 @@ void PageCacheStats::add_read(const CacheRead& read) {
     miss_bytes += read.miss_bytes;
     readahead_bytes += read.readahead_bytes;
     blocked_ns += read.blocked_ns;
+    direct_bytes += read.direct_bytes;
 }
 
 bool is_counted_read(const iolens_syscall_rec& r) {
-    // Failed reads return nothing to compare against. O_DIRECT reads bring
-    // nothing in, and counting their bytes as hits would report a cold
-    // direct-I/O loader as perfectly cached.
-    return r.op == IOLENS_OP_READ && r.ret >= 0 && !(r.flags & IOLENS_SC_DIRECT);
+    // Failed reads return nothing to compare against.
+    return r.op == IOLENS_OP_READ && r.ret >= 0;
 }
 
 CacheRead split_read(const iolens_syscall_rec& r, uint64_t& prefetched) {
     const auto ret = static_cast<uint64_t>(r.ret);
-    CacheRead out{0, r.cache_in_bytes, r.readahead_bytes, r.blocked_ns};
+    // O_DIRECT brings nothing into the cache, and counting its bytes as hits
+    // would report a cold direct-I/O loader as perfectly cached.
+    if (r.flags & IOLENS_SC_DIRECT) return CacheRead{0, 0, 0, r.blocked_ns, ret};
+    CacheRead out{0, r.cache_in_bytes, r.readahead_bytes, r.blocked_ns, 0};
     if (r.cache_in_bytes >= ret) {
         // Brought in at least what it returned: the surplus (readahead) is
         // owed to the stream's later reads.

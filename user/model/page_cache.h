@@ -17,6 +17,7 @@ struct CacheRead {
     uint64_t miss_bytes = 0;
     uint64_t readahead_bytes = 0;
     uint64_t blocked_ns = 0;
+    uint64_t direct_bytes = 0;  // an O_DIRECT read: what it returned came from the device
 };
 
 struct PageCacheStats {
@@ -28,8 +29,13 @@ struct PageCacheStats {
     uint64_t major_faults = 0;
     uint64_t evicted_bytes = 0;
     uint64_t blocked_ns = 0;              // uninterruptible sleep inside the counted reads
+    uint64_t direct_bytes = 0;            // bytes O_DIRECT reads returned (from the device, past the cache)
 
-    // hit / (hit + miss); empty when no counted read moved a byte.
+    // The share of the data the job read that the page cache already held:
+    // hit / (hit + miss + fault-ins + O_DIRECT reads). Fault-ins (mmap) and
+    // direct reads came from the device, so they count against it. Empty
+    // when there is nothing to measure (no read moved a byte, nothing
+    // faulted in), never 100%.
     std::optional<double> hit_ratio() const;
     // Bytes this level caused to be read into the cache: read misses + fault-ins.
     uint64_t brought_in() const { return miss_bytes + fault_bytes; }
@@ -41,7 +47,8 @@ struct PageCacheStats {
 };
 
 // Whether a syscall record carrying the page-cache fields is a counted read:
-// class read, successful, not O_DIRECT (direct I/O bypasses the cache).
+// class read, successful. An O_DIRECT read bypasses the cache: it counts as
+// direct bytes (split_read), never as hits.
 bool is_counted_read(const iolens_syscall_rec& r);
 
 // Splits a counted read into hits and misses. `prefetched` belongs to the

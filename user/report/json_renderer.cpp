@@ -65,6 +65,7 @@ json page_cache_to_json(const model::PageCacheStats& s, const Live& live) {
         {"fault_bytes", s.fault_bytes},
         {"major_faults", s.major_faults},
         {"evicted_bytes", s.evicted_bytes},
+        {"direct_bytes", s.direct_bytes},
         {"blocked_ns", or_null(live.blocking, s.blocked_ns)},
     };
 }

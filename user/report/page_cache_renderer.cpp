@@ -12,7 +12,7 @@ namespace {
 
 using model::PageCacheStats;
 
-// Two "label value" pairs per line, so the nine figures take five lines.
+// Two "label value" pairs per line, so the ten figures take five lines.
 void figures(Ctx& c, const PageCacheStats& s, bool blocking) {
     const std::string na = "n/a";
     const std::vector<std::pair<std::string, std::string>> items = {
@@ -25,6 +25,7 @@ void figures(Ctx& c, const PageCacheStats& s, bool blocking) {
         {"evicted", human_bytes(s.evicted_bytes)},
         {"evicted unused", human_bytes(s.readahead_unused_bytes)},
         {"blocked in reads", blocking ? human_ns(s.blocked_ns) : na},
+        {"read by O_DIRECT", human_bytes(s.direct_bytes)},  // past the cache, from the device
     };
     for (size_t i = 0; i < items.size(); i += 2) {
         std::string line = "  " + pad_right(items[i].first, 20) + pad_left(items[i].second, 10);

@@ -142,14 +142,22 @@ void class_table(Ctx& c, const Report& r) {
         if (s.calls == 0) continue;
         // "-" where a class moves no bytes at all (open, close, ...); "0 B"
         // where bytes were asked for and none came back.
+        // mmap moves nothing itself: its line below says what was mapped
+        // and what the mappings brought in.
         const std::string bytes =
-            s.bytes == 0 && s.requested_bytes == 0 ? "-" : human_bytes(s.bytes);
+            op == IOLENS_OP_MMAP || (s.bytes == 0 && s.requested_bytes == 0) ? "-" : human_bytes(s.bytes);
         const std::string errors = pad_left(count_fit(s.errors, 8), 9);
         c.out << "  " << pad_right(model::op_name(op), 8) << pad_left(count_fit(s.calls, 11), 12)
               << (s.errors ? c.paint(kRed, errors) : errors) << pad_left(bytes, 11)
               << pad_left(human_ns(s.time_ns), 10)
               << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
               << pad_left(human_ns(s.latency_ns.percentile(0.99)), 10) << '\n';
+    }
+    if (const auto& m = r.totals[IOLENS_OP_MMAP]; m.calls) {
+        std::string line = "mmap: " + human_bytes(m.requested_bytes) + " mapped";
+        if (recording::probe_live(r.capture, recording::kProbePageCache))
+            line += "; " + human_bytes(r.page_cache.fault_bytes) + " faulted in through file mappings";
+        print_lines(c, wrap(line, c.width, "  ", "    "));
     }
 }
 
