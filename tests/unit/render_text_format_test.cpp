@@ -15,6 +15,21 @@ TEST(TextFormat, HumanBytes) {
     EXPECT_EQ(human_bytes(UINT64_MAX), "16.0 EiB");
 }
 
+TEST(TextFormat, PlainNumberIsNeverScientific) {
+    EXPECT_EQ(plain_number(3490.4), "3,490");  // was "3.49e+03" in evidence
+    EXPECT_EQ(plain_number(1.5e12), "1,500,000,000,000");
+    EXPECT_EQ(plain_number(-2500), "-2,500");
+    EXPECT_EQ(plain_number(100), "100");
+    EXPECT_EQ(plain_number(34.94), "34.9");
+    EXPECT_EQ(plain_number(3.0), "3");
+    EXPECT_EQ(plain_number(0.5), "0.5");
+    EXPECT_EQ(plain_number(0.0000349), "0.0000349");
+    EXPECT_EQ(plain_number(1e-12), "0");
+    EXPECT_EQ(plain_number(0), "0");
+    for (double v : {1e300, 1e-300, 123456789.0, 0.000123})
+        EXPECT_EQ(plain_number(v).find('e'), std::string::npos) << v;
+}
+
 TEST(TextFormat, HumanNs) {
     EXPECT_EQ(human_ns(0), "0 ns");
     EXPECT_EQ(human_ns(999), "999 ns");

@@ -65,7 +65,7 @@ std::string value_of(const model::EvidenceValue& e) {
     case model::Unit::Text:
     case model::Unit::Details: break;
     }
-    return fmt::format("{:.3g}", v.get<double>());
+    return plain_number(v.get<double>());
 }
 
 const char* severity_color(model::Severity severity) {

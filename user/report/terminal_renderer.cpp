@@ -196,17 +196,20 @@ void process_table(Ctx& c, const Report& r) {
 void file_table(Ctx& c, const Report& r) {
     if (r.files.empty()) return;
     const size_t n = std::min(c.top_n, r.files.size());
-    const size_t path_w = c.width - 2 - 11 - 11 - 10;
+    // Each count beside its own bytes: read calls with bytes read, then the
+    // bytes written (the ranking is read + written).
+    const size_t path_w = c.width - 2 - 8 - 10 - 9 - 10;
     c.out << '\n'
           << c.paint(kBold, "Top files by bytes read + written") << " (" << human_count(n) << " of "
           << human_count(r.files_total) << ")\n";
-    c.out << "  " << pad_right("path", path_w) << pad_left("reads", 11) << pad_left("bytes", 11)
-          << pad_left("seq/rand%", 10) << '\n';
+    c.out << "  " << pad_right("path", path_w) << pad_left("reads", 8) << pad_left("read", 10)
+          << pad_left("written", 9) << pad_left("seq/rand%", 10) << '\n';
     for (size_t i = 0; i < n; ++i) {
         const auto& f = r.files[i];
         c.out << "  " << pad_right(elide_middle(f.path, path_w - 1), path_w)
-              << pad_left(count_fit(f.ops[IOLENS_OP_READ].calls, 10), 11)
-              << pad_left(human_bytes(model::rw_bytes(f.ops)), 11)
+              << pad_left(count_fit(f.ops[IOLENS_OP_READ].calls, 7), 8)
+              << pad_left(human_bytes(f.ops[IOLENS_OP_READ].bytes), 10)
+              << pad_left(human_bytes(f.ops[IOLENS_OP_WRITE].bytes), 9)
               << pad_left(seq_rand(model::sequential_share(f.sequential, f.random)), 10) << '\n';
     }
 }

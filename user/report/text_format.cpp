@@ -2,6 +2,7 @@
 
 #include "util/text.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -47,6 +48,25 @@ std::string seq_rand(std::optional<double> sequential_share) {
     if (!sequential_share) return "-";
     const auto seq = static_cast<uint64_t>(std::llround(100.0 * *sequential_share));
     return std::to_string(seq) + "/" + std::to_string(100 - seq);
+}
+
+std::string plain_number(double v) {
+    if (!std::isfinite(v)) return std::isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf");
+    const double a = std::fabs(v);
+    if (a >= 100) {
+        const std::string sign = v < 0 ? "-" : "";
+        if (a >= 1.8e19) return sign + fmt::format("{:.0f}", a);
+        return sign + human_count(static_cast<uint64_t>(std::llround(a)));
+    }
+    if (a < 1e-9) return "0";
+    // Decimals for three significant digits: 34.9, 3.49, 0.349, 0.0349 ...
+    const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 0, 11);
+    std::string out = fmt::format("{:.{}f}", v, decimals);
+    if (out.find('.') != std::string::npos) {
+        while (out.back() == '0') out.pop_back();
+        if (out.back() == '.') out.pop_back();
+    }
+    return out;
 }
 
 std::string count_fit(uint64_t n, size_t width) {

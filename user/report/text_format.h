@@ -21,6 +21,10 @@ using iolens::human_count;
 using iolens::human_ns;
 // "97/3": a sequential share as whole percent sequential/random; "-" if empty.
 std::string seq_rand(std::optional<double> sequential_share);
+// A plain number, never in scientific notation: three significant digits,
+// whole numbers from 100 up with thousands separators ("3,490", "34.9",
+// "0.00349"); values below 1e-9 print as 0.
+std::string plain_number(double v);
 // human_count if it fits in width columns, else "12.3M"-style.
 std::string count_fit(uint64_t n, size_t width);
 
