@@ -140,7 +140,8 @@ TEST(EpochInference, ShuffledRereadsAcrossWorkersGiveThreeEpochs) {
         EXPECT_EQ(r.epochs[e].ranks.at(0).ops[IOLENS_OP_OPEN].calls, 36u) << e;
     }
     EXPECT_EQ(r.epochs[0].end_ns, r.epochs[1].start_ns);
-    EXPECT_EQ(r.epochs[2].end_ns, 1000 * kMs);
+    // The last call on a data file (the last read: start + 1,000 ns) ends the last epoch.
+    EXPECT_EQ(r.epochs[2].end_ns, j.first_read[2] + 29 * 100'000 + 1000);
 }
 
 TEST(EpochInference, BoundariesAtTheFirstRereadWithoutRespawn) {
@@ -195,6 +196,57 @@ TEST(EpochInference, IncidentalRereadIsNotABoundary) {
     for (int f = 2; f <= 40; ++f) s.load(101, f, t += 100'000);
     const auto r = test::build(s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
     EXPECT_TRUE(r.epochs.empty());
+}
+
+// One HDF5 file read by 2 DataLoader workers for 3 epochs (each worker opens
+// it and reads it in chunks): re-read passes over one file cannot be told
+// from concurrent readers. No epochs, and the report says why (it used to
+// invent 6 epochs, alternating short and long).
+Report shared_file_job(bool respawn) {
+    DlStream s;
+    s.fork(100, 1, 1 * kMs);
+    s.file(7, "/data/train.h5");
+    uint64_t t = 10 * kMs;
+    uint32_t w = 1000;
+    for (int e = 0; e < 3; ++e) {
+        if (respawn || e == 0) {
+            for (uint32_t k = 0; k < 2; ++k) s.fork(w + k, 100, t);
+            t += 1 * kMs;
+            for (uint32_t k = 0; k < 2; ++k) s.load(w + k, 7, t += 1000, 65536);
+        }
+        for (int c = 1; c < 40; ++c)
+            for (uint32_t k = 0; k < 2; ++k)
+                s.call({.pid = w + k, .start = t += 50'000, .dur = 1000, .ino = 7, .ret = 65536,
+                        .offset = uint64_t(c) * 65536});
+        if (respawn) {
+            t += 1 * kMs;
+            for (uint32_t k = 0; k < 2; ++k) s.exit(w + k, 100, t);
+            w += 2;
+        }
+        t += 5 * kMs;
+    }
+    return test::build(s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+}
+
+TEST(EpochInference, SharedFileOfSeveralWorkersInventsNoEpochs) {
+    for (bool respawn : {true, false}) {
+        const Report r = shared_file_job(respawn);
+        EXPECT_TRUE(r.epochs.empty()) << "respawn " << respawn << ": " << r.epochs.size() << " epochs";
+        if (respawn) {
+            EXPECT_NE(r.epochs_note.find("no epochs inferred"), std::string::npos) << r.epochs_note;
+        }
+    }
+}
+
+TEST(EpochInference, TheLastEpochEndsWithTheLastDataRead) {
+    // Three epochs over 30 files, then nothing read until the capture ends at
+    // 1 s: the last epoch ends when its last data read did, not at 1 s.
+    Job j = shuffled_job(3, true);
+    const auto r = test::build(j.s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}});
+    ASSERT_EQ(r.epochs.size(), 3u);
+    EXPECT_LT(r.epochs[2].end_ns, 1000 * kMs);
+    EXPECT_GT(r.epochs[2].end_ns, j.first_read[2]);
+    EXPECT_TRUE(r.epochs_note.empty());
 }
 
 TEST(EpochInference, PathRule) {

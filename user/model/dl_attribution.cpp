@@ -273,10 +273,23 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
     for (const auto& p : r_.processes)
         if (p.info.pid != p.info.ppid && p.info.start_ns) children[p.info.ppid].push_back(&p.info);
     std::vector<std::vector<uint64_t>> starts;
-    for (size_t i = 0; i < nr_; ++i)
-        starts.push_back(infer_epoch_starts(std::move(logs[i]).finish(), respawns(children, rm_.ranks[i].roots)));
+    bool too_few_files = false;
+    uint64_t data_end = 0;  // the last data read's end, over the ranks with epochs
+    for (size_t i = 0; i < nr_; ++i) {
+        auto reads = std::move(logs[i]).finish();
+        starts.push_back(infer_epoch_starts(reads, respawns(children, rm_.ranks[i].roots), &too_few_files));
+        if (!starts.back().empty()) data_end = std::max(data_end, logs[i].data_end_ns());
+    }
     logs.clear();
-    return merge_rank_epochs(starts, cap_.end);
+    const bool none = std::all_of(starts.begin(), starts.end(), [](const auto& s) { return s.empty(); });
+    if (none && too_few_files)
+        r_.epochs_note = "no epochs inferred: the data was re-read in passes over fewer than " +
+                         std::to_string(kMinEpochFiles) +
+                         " files, which cannot be told apart from several processes reading a shared file "
+                         "(DataLoader workers opening one HDF5/LMDB file); mark the epochs (docs/markers.md)";
+    // The last epoch ends with the last data read (what follows, a final
+    // checkpoint or teardown, is in no epoch), or at an "end" marker.
+    return merge_rank_epochs(starts, data_end ? std::min(data_end, cap_.end) : cap_.end);
 }
 
 void DlAttribution::make_epochs() {

@@ -103,6 +103,8 @@ void DataReadLog::add(const CallEvent& e) {
     const uint32_t f = e.file();
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;
+    uint64_t& end = call_end_[f];  // any call: the read at EOF and the close end the pass too
+    end = std::max(end, e.start_ns + e.duration_ns);
     if (e.op() == IOLENS_OP_OPEN) {
         if (!e.has(CallEvent::kError)) set_state(key, get_state(key) | kOpened);
         return;
@@ -177,6 +179,10 @@ std::vector<DataRead> DataReadLog::finish() && {
         auto it = passes_.find(r.file);
         return it == passes_.end() || it->second < 2;
     });
+    for (const auto& [f, end] : call_end_) {
+        const auto it = passes_.find(f);
+        if (it != passes_.end() && it->second >= 2) data_end_ns_ = std::max(data_end_ns_, end);
+    }
     return std::move(out_);
 }
 
@@ -189,7 +195,7 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& ca
 }
 
 std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
-                                         const std::vector<uint64_t>& respawns) {
+                                         const std::vector<uint64_t>& respawns, bool* too_few_files) {
     if (reads.empty()) return {};
     // Membership by stamp: file f is in the current set when cur[f] == cur_id.
     std::unordered_map<uint32_t, uint32_t> cur, fresh_set;
@@ -249,8 +255,15 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
             }
         }
         if (tentative) {
-            if (static_cast<double>(rereads) >= kConfirmFraction * static_cast<double>(cur_size))
-                confirm();
+            if (static_cast<double>(rereads) >= kConfirmFraction * static_cast<double>(cur_size)) {
+                if (cur_size >= kMinEpochFiles) {
+                    confirm();
+                } else {
+                    // Too few files to tell a cycle from concurrent readers.
+                    if (too_few_files) *too_few_files = true;
+                    cancel();
+                }
+            }
             else if (static_cast<double>(fresh) >
                      kCancelRatio * static_cast<double>(rereads) + static_cast<double>(kCancelSlack))
                 cancel();

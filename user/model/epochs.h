@@ -51,6 +51,11 @@ std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& mar
 //      on) when fresh > kCancelRatio * re-reads + kCancelSlack. At the end of
 //      the capture a pending T is kept if re-reads >= kMinTailRereads and
 //      re-reads >= fresh (a last epoch cut short by the end of the capture).
+//   Evidence: a boundary needs an epoch of at least kMinEpochFiles data
+//      files. Fewer files (one HDF5/LMDB file, a shard or two) read in
+//      passes by several processes cannot be told from concurrent readers of
+//      a shared file (two DataLoader workers or fio jobs each opening it),
+//      so no epoch is inferred and the report says why.
 //   4. Worker respawn: PyTorch starts new DataLoader workers each epoch
 //      (unless persistent_workers). A respawn is a fork of a child of a rank
 //      root after all its earlier children exited. If one happened after the
@@ -66,6 +71,7 @@ inline constexpr double kConfirmFraction = 0.5;
 inline constexpr double kCancelRatio = 3.0;
 inline constexpr uint64_t kCancelSlack = 4;
 inline constexpr uint64_t kMinTailRereads = 4;
+inline constexpr size_t kMinEpochFiles = 4;
 inline constexpr std::string_view kIgnoredPrefixes[] = {
     "/proc/", "/sys/", "/dev/", "/usr/lib/", "/usr/lib64/", "/lib/", "/lib64/",
     "/usr/share/", "/usr/local/lib/", "/etc/", "/run/",
@@ -98,6 +104,10 @@ public:
     void add(const CallEvent& e);  // the rank's calls in start order (ties: record order)
     // The kept reads, in order, without the files of fewer than 2 passes.
     std::vector<DataRead> finish() &&;
+    // After finish: when the last call on a kept file ended (its last read,
+    // the read at EOF, the close; 0: none). The last inferred epoch ends
+    // there, not at the end of the capture.
+    uint64_t data_end_ns() const { return data_end_ns_; }
 
 private:
     void close_run();
@@ -112,6 +122,8 @@ private:
     uint8_t get_state(uint64_t key);
     void set_state(uint64_t key, uint8_t s);
     std::unordered_map<uint32_t, uint32_t> passes_;
+    std::unordered_map<uint32_t, uint64_t> call_end_;  // file -> end of its last call (read, close, ...)
+    uint64_t data_end_ns_ = 0;
     std::vector<DataRead> out_;  // kept reads before the current run
     // The current run of non-pass reads: its reads (dead ones have kDead as
     // file) and, per file, the index of its first and last read in it.
@@ -126,9 +138,11 @@ private:
 
 // One rank's inferred epoch starts (the first is epoch 1's start), or empty
 // when no boundary was found. reads: DataReadLog::finish(); respawns: fork
-// times of respawned workers, sorted.
+// times of respawned workers, sorted. too_few_files (if given) is set when a
+// re-read cycle was seen over fewer than kMinEpochFiles files and refused.
 std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
-                                         const std::vector<uint64_t>& respawns);
+                                         const std::vector<uint64_t>& respawns,
+                                         bool* too_few_files = nullptr);
 // The same from the rank's calls sorted by start_ns; data_file[i]: file index
 // i passes the path rule.
 std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& calls,

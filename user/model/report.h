@@ -183,6 +183,9 @@ struct Report {
     // Limits the report hit, one sentence each (kMaxEpochs, ...): what was
     // left out and why. Empty for any ordinary recording.
     std::vector<std::string> limits;
+    // Why no epochs were inferred when a re-read cycle was seen but the
+    // evidence was too weak to call it one (empty otherwise).
+    std::string epochs_note;
 };
 
 // Derived figures the renderers show, defined once here so that the terminal

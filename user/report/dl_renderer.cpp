@@ -31,7 +31,12 @@ std::string ratio(std::optional<double> v) { return v ? fmt::format("{:.2f}x", *
 }  // namespace
 
 void epochs_section(Ctx& c, const model::Report& r) {
-    if (r.epochs.empty()) return;
+    if (r.epochs.empty()) {
+        if (r.epochs_note.empty()) return;
+        section_title(c, "Epochs");
+        print_lines(c, wrap(r.epochs_note, c.width, "  ", "  "));
+        return;
+    }
     const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
     section_title(c, "Epochs", r.epochs.front().source == model::EpochSource::Marker
                                    ? "(from the program's epoch markers)"

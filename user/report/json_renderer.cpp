@@ -153,6 +153,7 @@ json report_to_json(const model::Report& r) {
         {"findings", findings_to_json(r.findings)},
         {"ranks", ranks_to_json(r, live)},
         {"epochs", epochs_to_json(r, live)},
+        {"epochs_note", r.epochs_note.empty() ? json(nullptr) : json(r.epochs_note)},
         {"rank_imbalance", rank_imbalance_to_json(r)},
         {"limits", r.limits},
     };
