@@ -228,6 +228,16 @@ static __always_inline bool regular_file(int fd, struct call_info *c)
 	return iolens_file_info(c->filp, &c->file) && iolens_is_regular(c->file.mode);
 }
 
+/* The file behind fd, if it is a regular file or a directory (fsync of a
+ * directory makes a rename or a create durable: sqlite, checkpoint writers). */
+static __always_inline bool file_or_dir(int fd, struct call_info *c)
+{
+	c->fd = fd;
+	c->filp = iolens_fd_file(fd);
+	return iolens_file_info(c->filp, &c->file) &&
+	       (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode));
+}
+
 /* The file behind fd, whatever it is (the call counts either way). */
 static __always_inline void any_file(int fd, struct call_info *c)
 {
@@ -309,11 +319,14 @@ static __always_inline bool decode_call(struct iolens_thread_state *st, long ret
 		rw_extent(st, ret, c);
 		break;
 	case IOLENS_OP_SEEK:
-	case IOLENS_OP_SYNC:
 		if (!regular_file(st->args[0], c))
 			return false;
-		if (st->op == IOLENS_OP_SEEK && ret >= 0)
+		if (ret >= 0)
 			c->offset = ret;
+		break;
+	case IOLENS_OP_SYNC:
+		if (!file_or_dir(st->args[0], c))
+			return false;
 		break;
 	case IOLENS_OP_MMAP:
 		if ((st->args[3] & MAP_ANONYMOUS_FLAG) || !regular_file(st->args[4], c))

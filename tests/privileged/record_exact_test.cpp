@@ -185,6 +185,21 @@ TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
     }
 }
 
+TEST_F(RecordExact, FsyncOfADirectoryIsASyncCall)
+{
+    // coreutils' sync FILE... opens each and fsyncs it (fdatasync with -d):
+    // a directory's fsync is how a create or rename is made durable (sqlite,
+    // checkpoint writers), and it counts (strace 8 vs iolens 6 before).
+    const std::string sub = dir / "sub", file = dir / "f.bin";
+    ASSERT_EQ(run({"mkdir", sub}).exit_status, 0);
+    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", "4096"}).exit_status, 0);
+    auto j = record({"/bin/sync", sub, file, dir.path()});
+    EXPECT_EQ(j["totals"]["sync"]["calls"], 3);
+    EXPECT_EQ(j["totals"]["sync"]["errors"], 0);
+    EXPECT_EQ(file_entry(j, sub)["ops"]["sync"]["calls"], 1);
+    EXPECT_EQ(file_entry(j, file)["ops"]["sync"]["calls"], 1);
+}
+
 TEST_F(RecordExact, ExitStatusOfTheCommandIsPassedThrough)
 {
     record({workload_bin(), "exit-code", "--code", "7"}, 7);

@@ -29,12 +29,13 @@ public:
         uint32_t dev = kDev;
         uint64_t ino = 0;  // 0: no file
         uint64_t duration = 1000;
+        uint8_t extra_flags = 0;  // e.g. IOLENS_SC_IOV_TRUNC
     };
 
     Stream& call(const Call& c) {
         iolens_syscall_rec r{};
         r.op = static_cast<uint8_t>(c.op);
-        r.flags = c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0;
+        r.flags = static_cast<uint8_t>((c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0) | c.extra_flags);
         r.pid = r.tid = c.pid;
         r.duration_ns = c.duration;
         r.ret = c.ret;
@@ -161,6 +162,21 @@ TEST(ReportBuilderSyscalls, ErrorsCountButMoveNoBytes) {
     EXPECT_EQ(rd.latency_ns.count(), 1u);
     EXPECT_EQ(r.totals[IOLENS_OP_OPEN].errors, 1u);
     EXPECT_EQ(r.files[0].sequential + r.files[0].random, 0u);  // failed calls are neither
+}
+
+TEST(ReportBuilderSyscalls, RequestedIsNeverBelowReturnedWithMoreThan16Iovecs) {
+    // A readv of 20 x 4 KiB: the kernel side summed the first 16 iovecs
+    // (65536) and flagged it; 81920 came back, so 81920 was asked for.
+    Stream s;
+    s.call({.op = IOLENS_OP_READ, .ret = 81920, .requested = 65536, .offset = 0, .ino = 7,
+            .extra_flags = IOLENS_SC_IOV_TRUNC});
+    // Truncated but short: the lower bound stays as summed.
+    s.call({.op = IOLENS_OP_READ, .ret = 100, .requested = 65536, .offset = 81920, .ino = 7,
+            .extra_flags = IOLENS_SC_IOV_TRUNC});
+    const Report r = build(s);
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].bytes, 81920u + 100);
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].requested_bytes, 81920u + 65536);
+    EXPECT_GE(r.totals[IOLENS_OP_READ].requested_bytes, r.totals[IOLENS_OP_READ].bytes);
 }
 
 TEST(ReportBuilderSyscalls, MmapMovesNoBytesItsLengthIsRequestedReaddirTheReturn) {

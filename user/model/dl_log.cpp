@@ -14,6 +14,11 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
     e.start_ns = r.start_ns;
     e.duration_ns = r.duration_ns;
     e.requested = r.requested;
+    // A vectored call of more than 16 iovecs: the kernel side summed only the
+    // first ones. What came back was asked for too, so requested is never
+    // below it (a lower bound, flagged IOLENS_SC_IOV_TRUNC).
+    if ((r.flags & IOLENS_SC_IOV_TRUNC) && r.ret > 0 && static_cast<uint64_t>(r.ret) > e.requested)
+        e.requested = static_cast<uint64_t>(r.ret);
     e.blocked_ns = r.blocked_ns;
     e.pid = r.pid;
     e.tid = r.tid;
