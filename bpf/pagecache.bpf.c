@@ -6,8 +6,9 @@
  *    (carried out in its syscall record); those added after the call started
  *    readahead are its readahead.
  *  - Outside syscalls, pages a tracked thread adds come from page faults on
- *    file mappings (mmap): FAULT_IN records, the first after each file fault
- *    marked as a major fault.
+ *    file mappings (mmap): FAULT_IN records. The one whose folio holds the
+ *    faulting page is marked as a major fault: the page was not in the cache
+ *    (pages a minor fault's async readahead brings in are not majors).
  *  - Pages of watched files leaving the page cache, in whatever task that
  *    happens: EVICT records, marked when the page was never accessed.
  * Tracepoints: filemap:mm_filemap_add_to_page_cache and
@@ -103,7 +104,9 @@ static __always_inline int on_add(struct folio *folio)
 	rec->hdr.size = sizeof(*rec);
 	rec->kind = IOLENS_PC_FAULT_IN;
 	rec->flags = 0;
-	if (st && st->fault_pending) {
+	rec->index = BPF_CORE_READ(folio, index);
+	if (st && st->fault_pending && st->fault_mapping == (__u64)BPF_CORE_READ(folio, mapping) &&
+	    st->fault_index >= rec->index && st->fault_index < rec->index + (bytes >> 12)) {
 		rec->flags |= IOLENS_PCF_MAJOR_FAULT;
 		st->fault_pending = 0;
 	}
@@ -115,7 +118,6 @@ static __always_inline int on_add(struct folio *folio)
 	rec->ino = ino;
 	rec->bytes = bytes;
 	rec->ts_ns = bpf_ktime_get_ns();
-	rec->index = BPF_CORE_READ(folio, index);
 	iolens_submit(rec);
 	return 0;
 }
@@ -164,15 +166,18 @@ static __always_inline int on_delete(struct folio *folio)
 	return 0;
 }
 
-static __always_inline int on_fault(void)
+static __always_inline int on_fault(struct address_space *mapping, unsigned long index)
 {
 	struct iolens_thread_state *st;
 
 	if (!iolens_is_tracked(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	st = thread_state(true);
-	if (st)
+	if (st) {
 		st->fault_pending = 1;
+		st->fault_mapping = (__u64)mapping;
+		st->fault_index = index;
+	}
 	return 0;
 }
 
@@ -205,9 +210,9 @@ int BPF_PROG(pc_delete_btf, struct folio *folio)
 }
 
 SEC("tp_btf/mm_filemap_fault")
-int BPF_PROG(pc_fault_btf)
+int BPF_PROG(pc_fault_btf, struct address_space *mapping, unsigned long index)
 {
-	return on_fault();
+	return on_fault(mapping, index);
 }
 
 SEC("tp_btf/page_cache_sync_ra")
@@ -235,9 +240,9 @@ int BPF_PROG(pc_delete_raw, struct folio *folio)
 }
 
 SEC("raw_tp/mm_filemap_fault")
-int BPF_PROG(pc_fault_raw)
+int BPF_PROG(pc_fault_raw, struct address_space *mapping, unsigned long index)
 {
-	return on_fault();
+	return on_fault(mapping, index);
 }
 
 SEC("raw_tp/page_cache_sync_ra")

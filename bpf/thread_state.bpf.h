@@ -28,11 +28,13 @@ struct iolens_thread_state {
 	__u64 close_ino;
 	__u32 close_mode;
 	__u8 close_has_file;
-	__u8 fault_pending;  /* a file page fault began; its first page-in is a major fault */
+	__u8 fault_pending;  /* a file page fault began: fault_mapping, fault_index */
 	__u16 ra_sync;       /* readahead started during the syscall */
 	__u16 ra_async;
 	__u16 pad0;
 	__u32 pad1;
+	__u64 fault_mapping;   /* the faulting address_space */
+	__u64 fault_index;     /* and page index: a fault that brings it in is major */
 	__u64 cache_in_bytes;  /* pages brought in during the syscall */
 	__u64 readahead_bytes; /* ... after it started readahead */
 	__u64 blocked_ns;      /* uninterruptible off-CPU time during the syscall */
