@@ -107,6 +107,30 @@ TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun)
     EXPECT_EQ(j["totals"]["read"]["calls"], n);
 }
 
+TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated)
+{
+    // By default the statistics cover the first second whole: a short job
+    // that idles first (start-up) and then reads is counted, not estimated
+    // from its idle start (which made the cost line ~9x low).
+    const std::string file = dir / "data.bin";
+    ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
+    const uint64_t n = 50'000;
+    auto j = record({"/bin/sh", "-c",
+                     std::string("sleep 0.15; exec ") + workload_bin() + " pread-loop --file " + file + " --count " +
+                         std::to_string(n)});
+    const auto& cost = j["capture"]["cost"];
+    if (cost["bpf_stats_unavailable"] != "")
+        GTEST_SKIP() << cost["bpf_stats_unavailable"];
+    if (j["capture"]["duration_ns"].get<uint64_t>() >= 1'000'000'000)
+        GTEST_SKIP() << "the run took a second or more on this machine: it is sampled then";
+    EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
+    uint64_t syscall_runs = 0;
+    for (const auto& fam : cost["bpf"])
+        if (fam["family"] == "syscalls")
+            syscall_runs = fam["runs"].get<uint64_t>();
+    EXPECT_GE(syscall_runs, 2 * n);
+}
+
 TEST_F(RecordExact, TwoThreadsCountedExactly)
 {
     const std::string file = dir / "data.bin";

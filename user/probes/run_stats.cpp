@@ -55,7 +55,8 @@ void RunStats::tick(uint64_t now)
 {
     if (!available() || always_on_ || stop_ns_)
         return;
-    const bool in_window = (now - start_ns_) % kPeriodNs < kWindowNs;
+    const uint64_t elapsed = now - start_ns_;
+    const bool in_window = elapsed < kFirstWindowNs || elapsed % kPeriodNs < kWindowNs;
     if (fd_ && !in_window) {
         disable(now);
     } else if (!fd_ && in_window && enable()) {
