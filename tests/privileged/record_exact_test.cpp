@@ -33,6 +33,14 @@ protected:
         ADD_FAILURE() << "no file " << path << " in the report";
         return nlohmann::json::object();
     }
+    // A probe family's program runs in a report's capture.cost.
+    static uint64_t family_runs(const nlohmann::json& cost, const std::string& family)
+    {
+        for (const auto& fam : cost["bpf"])
+            if (fam["family"] == family)
+                return fam["runs"].get<uint64_t>();
+        return 0;
+    }
     TempDir dir;
     RunResult last;
 };
@@ -99,10 +107,7 @@ TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun)
     auto j = load_json(dir / "report.json");
     const auto& cost = j["capture"]["cost"];
     EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
-    uint64_t syscall_runs = 0;
-    for (const auto& fam : cost["bpf"])
-        if (fam["family"] == "syscalls")
-            syscall_runs = fam["runs"].get<uint64_t>();
+    const uint64_t syscall_runs = family_runs(cost, "syscalls");
     EXPECT_GE(syscall_runs, 2 * n);
     EXPECT_EQ(j["totals"]["read"]["calls"], n);
 }
@@ -124,10 +129,7 @@ TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated)
     if (j["capture"]["duration_ns"].get<uint64_t>() >= 1'000'000'000)
         GTEST_SKIP() << "the run took a second or more on this machine: it is sampled then";
     EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
-    uint64_t syscall_runs = 0;
-    for (const auto& fam : cost["bpf"])
-        if (fam["family"] == "syscalls")
-            syscall_runs = fam["runs"].get<uint64_t>();
+    const uint64_t syscall_runs = family_runs(cost, "syscalls");
     EXPECT_GE(syscall_runs, 2 * n);
 }
 
