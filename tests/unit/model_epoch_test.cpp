@@ -249,6 +249,40 @@ TEST(EpochInference, TheLastEpochEndsWithTheLastDataRead) {
     EXPECT_TRUE(r.epochs_note.empty());
 }
 
+TEST(EpochInference, EachRanksEventsGoToItsOwnEpochs) {
+    // Two ranks, each reading its own 10 files in order for 3 epochs; rank 1
+    // is slower and starts later, so rank 0 begins epoch 2 while rank 1 is
+    // still in epoch 1. Rank 1's epoch 1 keeps all of its first pass (merged
+    // boundaries moved its last reads into epoch 2).
+    DlStream s;
+    s.fork(100, 1, 1 * kMs).fork(200, 1, 1 * kMs);
+    for (int f = 1; f <= 20; ++f) s.file(f, "/data/part" + std::to_string(f) + ".bin");
+    std::vector<uint64_t> rank1_starts;
+    for (int r = 0; r < 2; ++r) {
+        uint64_t t = 10 * kMs + r * 5 * kMs;
+        const uint64_t step = r ? 1 * kMs : 400'000;  // rank 1 is 2.5x slower
+        for (int e = 0; e < 3; ++e) {
+            if (r) rank1_starts.push_back(t + step + 200);
+            for (int f = 1; f <= 10; ++f) s.load(r ? 200 : 100, r * 10 + f, t += step, 8192);
+        }
+    }
+    const auto r = test::build(s, test::dl_capture(1000 * kMs),
+                               {{100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}});
+    ASSERT_EQ(r.epochs.size(), 3u);
+    ASSERT_EQ(r.epochs[0].ranks.size(), 2u);
+    // Rank 0 starts epoch 2 before rank 1 has finished epoch 1.
+    EXPECT_LT(r.epochs[1].start_ns, rank1_starts[1]);
+    for (size_t e = 0; e < 3; ++e) {
+        SCOPED_TRACE(e);
+        for (size_t k = 0; k < 2; ++k) {
+            EXPECT_EQ(r.epochs[e].ranks[k].ops[IOLENS_OP_READ].calls, 10u) << "rank " << k;
+            EXPECT_EQ(r.epochs[e].ranks[k].ops[IOLENS_OP_READ].bytes, 10u * 8192) << "rank " << k;
+        }
+        // The epoch's table is still the sum of its ranks'.
+        EXPECT_EQ(r.epochs[e].ops[IOLENS_OP_READ].calls, 20u);
+    }
+}
+
 TEST(EpochInference, PathRule) {
     EXPECT_TRUE(data_file_path("/data/train/1.jpg"));
     EXPECT_TRUE(data_file_path(""));

@@ -151,6 +151,7 @@ public:
         if (!assign()) return;
         rank_totals();
         find_epochs();
+        rank_epochs();
         make_epochs();
         stalls_and_epoch_calls();
         epoch_page_cache_and_block();
@@ -162,6 +163,7 @@ private:
     void rank_totals();
     void find_epochs();
     std::vector<EpochWindow> infer_epochs();
+    void rank_epochs();
     void make_epochs();
     void stalls_and_epoch_calls();
     void epoch_page_cache_and_block();
@@ -169,6 +171,13 @@ private:
     long rank_index(uint32_t pid) const {
         auto it = rm_.rank_of.find(pid);
         return it == rm_.rank_of.end() ? -1L : static_cast<long>(it->second);
+    }
+    // The epoch of rank i (-1: no rank) holding time t, or -1.
+    long epoch_at(long i, uint64_t t) const {
+        return epoch_of(i >= 0 && !rank_windows_.empty() ? rank_windows_[i] : windows_, t);
+    }
+    const std::vector<EpochWindow>& windows_of(size_t i) const {
+        return rank_windows_.empty() ? windows_ : rank_windows_[i];
     }
 
     Report& r_;
@@ -179,6 +188,8 @@ private:
     size_t nr_ = 0;
     std::vector<Window> rank_life_;       // by rank index
     std::vector<EpochWindow> windows_;    // the epochs, by start
+    std::vector<std::vector<uint64_t>> rank_starts_;      // inferred: each rank's own epoch starts
+    std::vector<std::vector<EpochWindow>> rank_windows_;  // each rank's epochs (empty: windows_)
     EpochSource source_ = EpochSource::Marker;
     bool per_rank_ = true;                // per-(epoch, rank) tables kept (kMaxEpochRankCells)
 };
@@ -272,7 +283,8 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
     std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
     for (const auto& p : r_.processes)
         if (p.info.pid != p.info.ppid && p.info.start_ns) children[p.info.ppid].push_back(&p.info);
-    std::vector<std::vector<uint64_t>> starts;
+    std::vector<std::vector<uint64_t>>& starts = rank_starts_;
+    starts.clear();
     bool too_few_files = false;
     uint64_t data_end = 0;  // the last data read's end, over the ranks with epochs
     for (size_t i = 0; i < nr_; ++i) {
@@ -292,6 +304,28 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
     return merge_rank_epochs(starts, data_end ? std::min(data_end, cap_.end) : cap_.end);
 }
 
+// Inferred epochs with several ranks: each rank's calls, page-cache events
+// and block requests go to the epochs of its own boundaries (epoch k of a
+// rank is its own k-th pass), not the merged ones: a rank that starts epoch
+// 2 later than another keeps the end of its epoch 1 in epoch 1. A rank that
+// found fewer boundaries takes the merged starts for the rest.
+void DlAttribution::rank_epochs() {
+    rank_windows_.clear();
+    if (source_ != EpochSource::Inferred || nr_ < 2 || windows_.empty() || rank_starts_.size() != nr_) return;
+    const size_t n = windows_.size();
+    rank_windows_.assign(nr_, windows_);
+    for (size_t i = 0; i < nr_; ++i) {
+        auto& w = rank_windows_[i];
+        const auto& own = rank_starts_[i];
+        for (size_t k = 0; k < n; ++k) {
+            w[k].start_ns = k < own.size() ? own[k] : windows_[k].start_ns;
+            if (k && w[k].start_ns < w[k - 1].start_ns) w[k].start_ns = w[k - 1].start_ns;
+        }
+        for (size_t k = 0; k < n; ++k)
+            w[k].end_ns = k + 1 < n ? w[k + 1].start_ns : std::max(windows_.back().end_ns, w[k].start_ns);
+    }
+}
+
 void DlAttribution::make_epochs() {
     r_.epochs.resize(windows_.size());
     for (size_t k = 0; k < windows_.size(); ++k) {
@@ -305,7 +339,8 @@ void DlAttribution::make_epochs() {
         if (per_rank_)
             ep.ranks.resize(nr_);
         for (size_t i = 0; i < nr_; ++i) {
-            const uint64_t wall = overlap(rank_life_[i], ep.start_ns, ep.end_ns);
+            const EpochWindow& w = windows_of(i)[k];
+            const uint64_t wall = overlap(rank_life_[i], w.start_ns, w.end_ns);
             ep.rank_sums.wall_ns += wall;
             if (!per_rank_)
                 continue;
@@ -322,7 +357,7 @@ void DlAttribution::make_epochs() {
 void DlAttribution::stalls_and_epoch_calls() {
     std::vector<OpTable> unranked(windows_.size());
     const CallVisit charge = [&](const CallEvent& e, long i) {
-        const long k = epoch_of(windows_, e.start_ns);
+        const long k = epoch_at(i, e.start_ns);
         if (k < 0) return;
         EpochStats& ep = r_.epochs[k];
         const bool ranked = i >= 0 && per_rank_;
@@ -332,14 +367,15 @@ void DlAttribution::stalls_and_epoch_calls() {
             if (ranked) ep.ranks[i].page_cache.add_read(e.cache_read());
         }
     };
-    std::vector<Interval> spans;
-    for (const auto& w : windows_) spans.push_back({w.start_ns, w.end_ns});
+    std::vector<std::vector<Interval>> spans(nr_);
+    for (size_t i = 0; i < nr_; ++i)
+        for (const auto& w : windows_of(i)) spans[i].push_back({w.start_ns, w.end_ns});
     std::vector<StallSweep> sweeps;
     walk_ranks_in_start_order(
         log_.calls, in_.reorder_calls, rm_,
         [&] {
             sweeps.clear();
-            for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans);
+            for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans[i]);
         },
         [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); },
         windows_.empty() ? CallVisit{} : charge);
@@ -371,19 +407,21 @@ void DlAttribution::stalls_and_epoch_calls() {
 void DlAttribution::epoch_page_cache_and_block() {
     if (windows_.empty()) return;
     for (const PageCacheEvent& e : log_.page_cache) {
-        const long k = epoch_of(windows_, e.ts_ns);
+        const long i = e.pid ? rank_index(e.pid) : -1;
+        const long k = epoch_at(i, e.ts_ns);
         if (k < 0) continue;
         const auto rec = e.as_record();
         r_.epochs[k].page_cache.add_pagecache(rec);
-        if (long i = e.pid && per_rank_ ? rank_index(e.pid) : -1; i >= 0)
-            r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+        if (i >= 0 && per_rank_) r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
     }
     for (const BlockEvent& e : log_.blocks) {
-        const long k = epoch_of(windows_, e.issue_ns);
-        if (k < 0 || e.pid == 0) continue;
+        if (e.pid == 0) continue;
+        const long i = rank_index(e.pid);
+        const long k = epoch_at(i, e.issue_ns);
+        if (k < 0) continue;
         const auto rec = e.as_record();
         r_.epochs[k].block.add(rec);
-        if (long i = per_rank_ ? rank_index(e.pid) : -1; i >= 0) r_.epochs[k].ranks[i].block.add(rec);
+        if (i >= 0 && per_rank_) r_.epochs[k].ranks[i].block.add(rec);
     }
 }
 
