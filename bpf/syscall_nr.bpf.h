@@ -22,6 +22,7 @@
 #define NR_readv 19
 #define NR_writev 20
 #define NR_access 21
+#define NR_sendfile 40
 #define NR_execve 59
 #define NR_fsync 74
 #define NR_fdatasync 75
@@ -30,10 +31,12 @@
 #define NR_openat 257
 #define NR_newfstatat 262
 #define NR_faccessat 269
+#define NR_splice 275
 #define NR_sync_file_range 277
 #define NR_preadv 295
 #define NR_pwritev 296
 #define NR_execveat 322
+#define NR_copy_file_range 326
 #define NR_preadv2 327
 #define NR_pwritev2 328
 #define NR_statx 332

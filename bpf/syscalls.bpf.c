@@ -19,6 +19,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define MAP_ANONYMOUS_FLAG 0x20
 #define MAX_IOVECS 16
+/* Copy calls are classified under this BPF-only class at entry; at exit each
+ * becomes a read record of its source and a write record of its destination
+ * (IOLENS_PATH_COPY). */
+#define OP_COPY IOLENS_BPF_OP_COPY
+#define MAX_RW_COUNT 0x7ffff000ULL /* INT_MAX & PAGE_MASK, include/linux/fs.h */
+#define PATH_FLAGS(path) ((path) << IOLENS_SC_PATH_SHIFT)
 
 static __always_inline int classify(long nr)
 {
@@ -42,6 +48,8 @@ static __always_inline int classify(long nr)
 		return IOLENS_OP_READDIR;
 	case NR_fsync: case NR_fdatasync: case NR_sync_file_range:
 		return IOLENS_OP_SYNC;
+	case NR_sendfile: case NR_copy_file_range: case NR_splice:
+		return OP_COPY;
 	}
 	return -1;
 }
@@ -128,6 +136,25 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	st->readahead_bytes = 0;
 	st->blocked_ns = 0;
 	st->offcpu_since_ns = 0;
+	if (op == OP_COPY) {
+		/* The offsets the call starts at, when it is given pointers to them
+		 * (it updates them in place, so read them now). */
+		__u64 in_ptr = nr == NR_sendfile ? st->args[2] : st->args[1];
+		__u64 out_ptr = nr == NR_sendfile ? 0 : st->args[3];
+
+		st->copy_off_in = IOLENS_NO_OFFSET;
+		st->copy_off_out = IOLENS_NO_OFFSET;
+		if (in_ptr && bpf_probe_read_user(&st->copy_off_in, sizeof(st->copy_off_in), (void *)in_ptr))
+			st->copy_off_in = IOLENS_NO_OFFSET;
+		if (out_ptr && bpf_probe_read_user(&st->copy_off_out, sizeof(st->copy_off_out), (void *)out_ptr))
+			st->copy_off_out = IOLENS_NO_OFFSET;
+		st->copy_dst_ino = 0;
+		st->copy_dst_dev = 0;
+		if (iolens_file_info(iolens_fd_file((int)(nr == NR_sendfile ? st->args[0] : st->args[2])), &info)) {
+			st->copy_dst_ino = info.ino;
+			st->copy_dst_dev = info.dev;
+		}
+	}
 	if (op == IOLENS_OP_CLOSE && iolens_file_info(iolens_fd_file((int)st->args[0]), &info)) {
 		st->close_has_file = 1;
 		st->close_dev = info.dev;
@@ -296,6 +323,19 @@ static __always_inline void closed_file(struct iolens_thread_state *st, struct c
 		c->flags |= IOLENS_SC_HAS_FILE;
 }
 
+/* Per-file attribution is for files and directories, never pipes or
+ * sockets (an fstat of a pipe still counts as a stat call). */
+static __always_inline void file_flags(struct call_info *c)
+{
+	if (c->filp && (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
+		c->flags |= IOLENS_SC_HAS_FILE;
+		if (iolens_is_regular(c->file.mode))
+			c->flags |= IOLENS_SC_REGULAR;
+		if (c->file.f_flags & IOLENS_O_DIRECT)
+			c->flags |= IOLENS_SC_DIRECT;
+	}
+}
+
 /* A call's file, extent and flags, by class. False when it is not file I/O
  * (pipes, sockets, ttys, anonymous mappings): no record then. */
 static __always_inline bool decode_call(struct iolens_thread_state *st, long ret, __u32 tgid, __u64 now,
@@ -336,15 +376,7 @@ static __always_inline bool decode_call(struct iolens_thread_state *st, long ret
 		c->requested = st->args[2];
 		break;
 	}
-	/* Per-file attribution is for files and directories, never pipes or
-	 * sockets (an fstat of a pipe still counts as a stat call). */
-	if (c->filp && (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
-		c->flags |= IOLENS_SC_HAS_FILE;
-		if (iolens_is_regular(c->file.mode))
-			c->flags |= IOLENS_SC_REGULAR;
-		if (c->file.f_flags & IOLENS_O_DIRECT)
-			c->flags |= IOLENS_SC_DIRECT;
-	}
+	file_flags(c);
 	return true;
 }
 
@@ -383,6 +415,52 @@ static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_
 	iolens_submit(rec);
 }
 
+/* One side of a copy call: the file behind fd if it is a regular file, the
+ * bytes asked for and the offset the side started at (off: from the call's
+ * offset pointer, else the file position before the call). */
+static __always_inline bool copy_side(int fd, __u64 count, __u64 off, long ret, struct call_info *c)
+{
+	if (!regular_file(fd, c))
+		return false;
+	/* The kernel moves at most MAX_RW_COUNT per call (rw_verify_area); cp
+	 * asks copy_file_range for SSIZE_MAX and would overflow the sums. */
+	c->requested = count < MAX_RW_COUNT ? count : MAX_RW_COUNT;
+	c->offset = off != IOLENS_NO_OFFSET ? off : c->file.pos - (ret > 0 ? ret : 0);
+	c->flags |= PATH_FLAGS(IOLENS_PATH_COPY);
+	file_flags(c);
+	return true;
+}
+
+/* sendfile(out, in, *off, count), copy_file_range(in, *off_in, out, *off_out,
+ * len, flags), splice(in, *off_in, out, *off_out, len, flags): a read record
+ * of the source and a write record of the destination, the same call (start,
+ * duration, return value) in both; the page-cache and blocking fields go with
+ * the first record emitted. A side that is not a regular file (a pipe, a
+ * socket) has no record. */
+static __always_inline void emit_copy(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret)
+{
+	struct call_info in = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	struct call_info out = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	bool sendfile = st->nr == NR_sendfile;
+	int in_fd = sendfile ? st->args[1] : st->args[0];
+	int out_fd = sendfile ? st->args[0] : st->args[2];
+	__u64 count = sendfile ? st->args[3] : st->args[4];
+
+	if (copy_side(in_fd, count, st->copy_off_in, ret, &in)) {
+		st->op = IOLENS_OP_READ;
+		emit_call(st, pid_tgid, now, ret, &in);
+		st->cache_in_bytes = 0;
+		st->readahead_bytes = 0;
+		st->blocked_ns = 0;
+		st->ra_sync = 0;
+		st->ra_async = 0;
+	}
+	if (copy_side(out_fd, count, st->copy_off_out, ret, &out)) {
+		st->op = IOLENS_OP_WRITE;
+		emit_call(st, pid_tgid, now, ret, &out);
+	}
+}
+
 static __always_inline int on_sys_exit(long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -397,6 +475,10 @@ static __always_inline int on_sys_exit(long ret)
 		return 0;
 	now = bpf_ktime_get_ns();
 	st->active = 0;
+	if (st->op == OP_COPY) {
+		emit_copy(st, pid_tgid, now, ret);
+		return 0;
+	}
 	if (decode_call(st, ret, pid_tgid >> 32, now, &c))
 		emit_call(st, pid_tgid, now, ret, &c);
 	return 0;

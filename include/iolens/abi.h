@@ -109,6 +109,23 @@ enum iolens_syscall_flags {
 	 * common cached call). Without this flag a short record is one from
 	 * before those fields existed: its page-cache activity is unknown. */
 	IOLENS_SC_CACHE_ZERO = 1 << 4,
+	/* Bits 5-6: the data path the call took (enum iolens_path). Records
+	 * from before paths existed have 0 there: a plain syscall. */
+	IOLENS_SC_PATH_SHIFT = 5,
+	IOLENS_SC_PATH_MASK = 3 << 5,
+};
+
+/* How a call's data reached its file (append-only; 2 bits of
+ * iolens_syscall_rec.flags). Every path lands in the same class tables. */
+enum iolens_path {
+	IOLENS_PATH_SYSCALL = 0,  /* read, write, ... (the class's own syscalls) */
+	/* sendfile, copy_file_range, splice: one call is two records, a read of
+	 * the source file and a write of the destination, each charged to its
+	 * file (a side that is a pipe or a socket has no record). */
+	IOLENS_PATH_COPY = 1,
+	IOLENS_PATH_AIO = 2,      /* Linux AIO: an iocb from io_submit to its io_event */
+	IOLENS_PATH_IO_URING = 3, /* an io_uring request from submission to completion */
+	IOLENS_PATH_COUNT = 4,
 };
 
 /* struct iolens_file_rec.flags */

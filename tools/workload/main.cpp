@@ -115,6 +115,11 @@ constexpr Mode kModes[] = {
     {"write-file", "--file F --size S [--chunk C=1048576] [--fsync]",
      "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], close.",
      wl::run_write_file},
+    {"copy", "--src F --dst G --via sendfile|copy_file_range|splice [--chunk C=65536] [--offsets]",
+     "Open F, fstat, create or truncate G, copy F into G with ceil(S/C) copy calls of C bytes (splice: two per "
+     "chunk, F to a pipe and the pipe to G; C at most 65536), close G, close F (and the pipe). --offsets passes "
+     "offset pointers instead of using the file positions.",
+     wl::run_copy},
 };
 
 constexpr const char kUsageHead[] =

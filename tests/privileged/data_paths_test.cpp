@@ -1,0 +1,149 @@
+// End-to-end: data that reaches a file by paths other than read/write
+// syscalls (copy calls; Linux AIO; io_uring) is counted in the same class
+// tables, to the call and the byte, and marked by its path.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "support.h"
+
+namespace iolens::test {
+namespace {
+
+constexpr uint64_t kSize = 256 * 1024;
+
+class DataPaths : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!is_root())
+            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+        src = dir / "src.bin";
+        dst = dir / "dst.bin";
+        ASSERT_EQ(run({workload_bin(), "make-file", "--file", src, "--size", std::to_string(kSize)}).exit_status, 0);
+    }
+    // Records argv; each run into its own files (rec<N>.iolens, report<N>.json).
+    nlohmann::json record(const std::vector<std::string>& argv)
+    {
+        const std::string n = std::to_string(++runs);
+        std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / ("rec" + n + ".iolens"), "--json",
+                                        dir / ("report" + n + ".json"), "--"};
+        cmd.insert(cmd.end(), argv.begin(), argv.end());
+        last = run(cmd);
+        EXPECT_EQ(last.exit_status, 0) << last.err;
+        return load_json(dir / ("report" + n + ".json"));
+    }
+    int runs = 0;
+    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path)
+    {
+        for (const auto& f : report["files"])
+            if (f["path"] == path)
+                return f;
+        ADD_FAILURE() << "no file " << path << " in the report";
+        return nlohmann::json::object();
+    }
+    // A copy of kSize bytes: read from src and written to dst, each charged
+    // to its own file, all of it marked as copy calls. calls: per side (0:
+    // not checked, for tools whose call count is theirs to choose).
+    void expect_copy(const nlohmann::json& j, uint64_t calls)
+    {
+        EXPECT_EQ(j["capture"]["lost_events"], 0);
+        const auto& copy = j["paths"]["copy"];
+        ASSERT_TRUE(copy.is_object()) << j["paths"];
+        EXPECT_EQ(copy["read"]["bytes"], kSize);
+        EXPECT_EQ(copy["write"]["bytes"], kSize);
+        if (calls) {
+            EXPECT_EQ(copy["read"]["calls"], calls);
+            EXPECT_EQ(copy["write"]["calls"], calls);
+            EXPECT_EQ(j["totals"]["read"]["calls"].get<uint64_t>(),
+                      calls + j["paths"].value("syscall", nlohmann::json::object())
+                                  .value("read", nlohmann::json::object())
+                                  .value("calls", uint64_t{0}));
+        }
+        auto s = file_entry(j, src);
+        EXPECT_EQ(s["ops"]["read"]["bytes"], kSize);
+        EXPECT_EQ(s["ops"]["write"]["calls"], 0);
+        EXPECT_EQ(s["paths"]["copy"]["read"]["bytes"], kSize);
+        auto d = file_entry(j, dst);
+        EXPECT_EQ(d["ops"]["write"]["bytes"], kSize);
+        EXPECT_EQ(d["ops"]["read"]["calls"], 0);
+        EXPECT_EQ(d["paths"]["copy"]["write"]["bytes"], kSize);
+    }
+    TempDir dir;
+    std::string src, dst;
+    RunResult last;
+};
+
+TEST_F(DataPaths, SendfileIsAReadOfTheSourceAndAWriteOfTheDestination)
+{
+    auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile"});
+    expect_copy(j, kSize / 65536);
+    // The workload's only reads and writes are its copy calls.
+    EXPECT_EQ(j["totals"]["read"]["calls"], kSize / 65536);
+    EXPECT_EQ(j["totals"]["write"]["calls"], kSize / 65536);
+    EXPECT_EQ(j["totals"]["read"]["requested_bytes"], kSize);
+    // Each chunk starts where the previous one ended.
+    EXPECT_EQ(file_entry(j, src)["sequential"], kSize / 65536);
+    EXPECT_EQ(file_entry(j, dst)["sequential"], kSize / 65536);
+}
+
+TEST_F(DataPaths, SendfileWithAnOffsetPointer)
+{
+    auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile", "--offsets",
+                     "--chunk", "16k"});
+    expect_copy(j, kSize / 16384);
+    EXPECT_EQ(file_entry(j, src)["sequential"], kSize / 16384);
+    EXPECT_EQ(file_entry(j, src)["random"], 0);
+}
+
+TEST_F(DataPaths, CopyFileRange)
+{
+    auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "copy_file_range"});
+    expect_copy(j, kSize / 65536);
+    EXPECT_EQ(j["totals"]["write"]["calls"], kSize / 65536);
+    auto j2 = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "copy_file_range",
+                      "--offsets", "--chunk", "100000"});
+    expect_copy(j2, 3);  // 100000 + 100000 + 62144
+    EXPECT_EQ(file_entry(j2, src)["sequential"], 3);
+    EXPECT_EQ(file_entry(j2, dst)["sequential"], 3);
+}
+
+TEST_F(DataPaths, SpliceThroughAPipeChargesEachFileOnce)
+{
+    // Two splices per chunk: file -> pipe is the read, pipe -> file the
+    // write; the pipe side of each has no record.
+    auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "splice"});
+    expect_copy(j, kSize / 65536);
+    EXPECT_EQ(j["totals"]["read"]["calls"], kSize / 65536);
+    EXPECT_EQ(j["totals"]["write"]["calls"], kSize / 65536);
+    EXPECT_EQ(j["totals"]["close"]["calls"], 4);
+}
+
+TEST_F(DataPaths, CoreutilsCp)
+{
+    if (access("/usr/bin/cp", X_OK) != 0)
+        GTEST_SKIP() << "no /usr/bin/cp";
+    auto j = record({"/usr/bin/cp", src, dst});
+    expect_copy(j, 0);
+}
+
+TEST_F(DataPaths, PythonShutilCopyfile)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        GTEST_SKIP() << "no /usr/bin/python3";
+    auto j = record({"/usr/bin/python3", "-c", "import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])", src,
+                     dst});
+    expect_copy(j, 0);
+}
+
+TEST_F(DataPaths, TerminalReportMarksCopyCalls)
+{
+    record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile"});
+    auto r = run({iolens_bin(), "report", dir / "rec1.iolens"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_NE(r.out.find("Calls by data path"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("[copy]"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace iolens::test
