@@ -6,10 +6,9 @@
  * pwrite/pwritev: write, fsync/fdsync: sync) marked IOLENS_PATH_AIO, charged
  * to the submitting thread and the iocb's file.
  *  - io_submit exit: its first `ret` iocbs (those the kernel took; at most
- *    IOLENS_AIO_MAX_BATCH) are read from user memory with their file, and kept
+ *    IOLENS_AIO_MAX_LOOP, or IOLENS_AIO_MAX_BATCH before 5.17) are read from user memory with their file, and kept
  *    under (tgid, iocb address) in iolens_aio_reqs.
- *  - io_getevents/io_pgetevents exit: the `ret` io_events (at most
- *    IOLENS_AIO_MAX_BATCH) are read from user memory; each one's `obj` is the
+ *  - io_getevents/io_pgetevents exit: the `ret` io_events (as many) are read from user memory; each one's `obj` is the
  *    iocb address, whose entry becomes the record (ret = the event's res).
  * The latency is submission to reaping: an upper bound of the device's time.
  * Completions reaped from the user-space ring (no io_getevents) are never
@@ -23,7 +22,10 @@
 #include "common.bpf.h"
 #include "thread_state.bpf.h"
 
+/* iocbs of one io_submit (events of one io_getevents) followed: unrolled
+ * without bpf_loop (before 5.17), with it. */
 #define IOLENS_AIO_MAX_BATCH 64
+#define IOLENS_AIO_MAX_LOOP 65536
 
 /* include/uapi/linux/aio_abi.h */
 #define IOLENS_IOCB_CMD_PREAD 0

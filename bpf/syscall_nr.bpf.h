@@ -27,6 +27,8 @@
 #define NR_fsync 74
 #define NR_fdatasync 75
 #define NR_creat 85
+#define NR_io_getevents 208
+#define NR_io_submit 209
 #define NR_getdents64 217
 #define NR_openat 257
 #define NR_newfstatat 262
@@ -38,6 +40,7 @@
 #define NR_execveat 322
 #define NR_copy_file_range 326
 #define NR_preadv2 327
+#define NR_io_pgetevents 333
 #define NR_pwritev2 328
 #define NR_statx 332
 #define NR_openat2 437

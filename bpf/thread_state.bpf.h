@@ -21,6 +21,10 @@
 /* The class a copy call (sendfile, copy_file_range, splice) has while in
  * flight: BPF-only, never in a record (its records are a read and a write). */
 #define IOLENS_BPF_OP_COPY 15
+/* io_submit and io_getevents/io_pgetevents in flight (bpf/aio.bpf.h): their
+ * records are the iocbs', emitted at reaping. */
+#define IOLENS_BPF_OP_AIO_SUBMIT 16
+#define IOLENS_BPF_OP_AIO_REAP 17
 
 struct iolens_thread_state {
 	__u64 start_ns;

@@ -163,7 +163,13 @@ enum iolens_file_flags {
 	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                            \
 	  "a block request could not be traced: the in-flight request map (16,384) was full when it was issued")   \
 	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                           \
-	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)")
+	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)") \
+	X(AIO_UNMATCHED, 10, "aio_event_unmatched", 0,                                                               \
+	  "AIO completions (io_events) whose io_submit was not seen: submitted before tracing began")                 \
+	X(AIO_MAP_FULL, 11, "aio_request_map_full", 1,                                                               \
+	  "an AIO request could not be followed: the in-flight map (65,536) was full when it was submitted")        \
+	X(AIO_BATCH_CUT, 12, "aio_batch_cut", 1,                                                                     \
+	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before 5.17): not followed")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,

@@ -23,11 +23,13 @@ protected:
         ASSERT_EQ(run({workload_bin(), "make-file", "--file", src, "--size", std::to_string(kSize)}).exit_status, 0);
     }
     // Records argv; each run into its own files (rec<N>.iolens, report<N>.json).
-    nlohmann::json record(const std::vector<std::string>& argv)
+    nlohmann::json record(const std::vector<std::string>& argv, const std::vector<std::string>& options = {})
     {
         const std::string n = std::to_string(++runs);
         std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / ("rec" + n + ".iolens"), "--json",
-                                        dir / ("report" + n + ".json"), "--"};
+                                        dir / ("report" + n + ".json")};
+        cmd.insert(cmd.end(), options.begin(), options.end());
+        cmd.push_back("--");
         cmd.insert(cmd.end(), argv.begin(), argv.end());
         last = run(cmd);
         EXPECT_EQ(last.exit_status, 0) << last.err;
@@ -143,6 +145,63 @@ TEST_F(DataPaths, TerminalReportMarksCopyCalls)
     ASSERT_EQ(r.exit_status, 0) << r.err;
     EXPECT_NE(r.out.find("Calls by data path"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("[copy]"), std::string::npos) << r.out;
+}
+
+// Linux AIO: every iocb from io_submit to the io_event io_getevents
+// returned, one request of its class each, marked path=aio.
+class Aio : public DataPaths {
+protected:
+    // The workload's AIO requests: n of `chunk` bytes on src, and nothing
+    // else of that class.
+    void expect_aio(const nlohmann::json& j, const char* op, uint64_t n, uint64_t chunk)
+    {
+        EXPECT_EQ(j["capture"]["lost_events"], 0);
+        EXPECT_EQ(j["capture"]["kernel_counters"]["aio_event_unmatched"], 0);
+        const auto& aio = j["paths"]["aio"][op];
+        ASSERT_TRUE(aio.is_object()) << j["paths"];
+        EXPECT_EQ(aio["calls"], n);
+        EXPECT_EQ(aio["errors"], 0);
+        EXPECT_EQ(aio["bytes"], n * chunk);
+        EXPECT_EQ(aio["requested_bytes"], n * chunk);
+        EXPECT_GT(aio["time_ns"].get<uint64_t>(), 0u);
+        EXPECT_EQ(j["totals"][op]["calls"], n);
+        EXPECT_EQ(j["totals"][op]["bytes"], n * chunk);
+        auto f = file_entry(j, src);
+        EXPECT_EQ(f["ops"][op]["calls"], n);
+        EXPECT_EQ(f["ops"][op]["bytes"], n * chunk);
+        EXPECT_EQ(f["paths"]["aio"][op]["calls"], n);
+        EXPECT_EQ(j["totals"][op]["size_bytes"]["count"], n);
+    }
+};
+
+TEST_F(Aio, BufferedReadsEachCountOnce)
+{
+    auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "4096", "--depth", "8"});
+    expect_aio(j, "read", kSize / 4096, 4096);
+}
+
+TEST_F(Aio, DirectReadsAreTheirProcessesBlockBytes)
+{
+    auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "16384", "--depth", "16", "--direct"});
+    expect_aio(j, "read", kSize / 16384, 16384);
+    ASSERT_EQ(j["processes"].size(), 1u);
+    EXPECT_EQ(j["processes"][0]["block"]["read_bytes"], kSize);
+}
+
+TEST_F(Aio, TheLegacyBuildFollowsBatchesOf64)
+{
+    // Kernels before 5.11 (the legacy build) have no bpf_loop: at most 64
+    // iocbs per io_submit are followed, in an unrolled loop.
+    auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "4096", "--depth", "64"},
+                    {"--force-variant", "legacy"});
+    expect_aio(j, "read", kSize / 4096, 4096);
+}
+
+TEST_F(Aio, DirectWritesAndAFullBatch)
+{
+    auto j = record({workload_bin(), "aio", "--file", src, "--op", "write", "--chunk", "4096", "--depth", "64",
+                     "--direct"});
+    expect_aio(j, "write", kSize / 4096, 4096);
 }
 
 }  // namespace

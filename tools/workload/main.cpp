@@ -120,6 +120,11 @@ constexpr Mode kModes[] = {
      "chunk, F to a pipe and the pipe to G; C at most 65536), close G, close F (and the pipe). --offsets passes "
      "offset pointers instead of using the file positions.",
      wl::run_copy},
+    {"aio", "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct]",
+     "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_setup(D), then S/C requests of C bytes "
+     "in file order, D per io_submit, each batch reaped whole by io_getevents before the next (writes store "
+     "0x5a bytes over F); io_destroy, close. S must be a multiple of C.",
+     wl::run_aio},
 };
 
 constexpr const char kUsageHead[] =
