@@ -113,6 +113,8 @@ enum iolens_syscall_flags {
 	 * from before paths existed have 0 there: a plain syscall. */
 	IOLENS_SC_PATH_SHIFT = 5,
 	IOLENS_SC_PATH_MASK = 3 << 5,
+	/* An io_uring request that went to an io-wq worker thread (not inline). */
+	IOLENS_SC_OFFLOADED = 1 << 7,
 };
 
 /* How a call's data reached its file (append-only; 2 bits of
@@ -169,7 +171,9 @@ enum iolens_file_flags {
 	X(AIO_MAP_FULL, 11, "aio_request_map_full", 1,                                                               \
 	  "an AIO request could not be followed: the in-flight map (65,536) was full when it was submitted")        \
 	X(AIO_BATCH_CUT, 12, "aio_batch_cut", 1,                                                                     \
-	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before 5.17): not followed")
+	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before 5.17): not followed") \
+	X(IOU_MAP_FULL, 13, "io_uring_request_map_full", 1,                                                          \
+	  "an io_uring request could not be followed: the in-flight map (65,536) was full when it was submitted")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,

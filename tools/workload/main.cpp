@@ -125,6 +125,12 @@ constexpr Mode kModes[] = {
      "in file order, D per io_submit, each batch reaped whole by io_getevents before the next (writes store "
      "0x5a bytes over F); io_destroy, close. S must be a multiple of C.",
      wl::run_aio},
+    {"uring", "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct] [--fixed]",
+     "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_uring_setup(D) and map its rings (raw "
+     "syscalls, no liburing), [register F as fixed file 0 with --fixed], then S/C IORING_OP_READ (or WRITE) "
+     "requests of C bytes in file order, D per io_uring_enter, which waits for all D; close the ring, close F. "
+     "S must be a multiple of C.",
+     wl::run_uring},
 };
 
 constexpr const char kUsageHead[] =

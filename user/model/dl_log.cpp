@@ -66,8 +66,9 @@ void account(OpStats& s, const CallEvent& e) {
     }
 }
 
-void account_path(PathOps& s, const CallEvent& e) {
+void account_path(PathOps& s, const CallEvent& e, bool offloaded) {
     s.calls++;
+    s.offloaded += offloaded;
     s.time_ns += e.duration_ns;
     s.requested_bytes += e.requested;
     if (e.has(CallEvent::kError))

@@ -39,6 +39,7 @@ void PathOps::merge(const PathOps& o) {
     bytes += o.bytes;
     requested_bytes += o.requested_bytes;
     time_ns += o.time_ns;
+    offloaded += o.offloaded;
 }
 
 void PathOps::subtract(const PathOps& o) {
@@ -47,6 +48,7 @@ void PathOps::subtract(const PathOps& o) {
     bytes -= o.bytes;
     requested_bytes -= o.requested_bytes;
     time_ns -= o.time_ns;
+    offloaded -= o.offloaded;
 }
 
 bool PathTable::any_other_path() const {

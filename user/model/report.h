@@ -60,6 +60,7 @@ struct PathOps {
     uint64_t bytes = 0;
     uint64_t requested_bytes = 0;
     uint64_t time_ns = 0;
+    uint64_t offloaded = 0;  // io_uring: requests that went to an io-wq worker thread
     void merge(const PathOps& o);
     void subtract(const PathOps& o);
 };

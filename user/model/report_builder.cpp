@@ -211,7 +211,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     PathOps* path_ops = nullptr;
     if (path != IOLENS_PATH_SYSCALL) {
         path_ops = &p.paths.by[path][r.op];
-        account_path(*path_ops, e);
+        account_path(*path_ops, e, r.flags & IOLENS_SC_OFFLOADED);
     }
     if (options.dl_attribution) {
         log.calls.push_back(e);
@@ -221,7 +221,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     account(f->op(r.op), e);
     if (path_ops) {
         if (!f->paths) f->paths = std::make_unique<PathTable>();
-        account_path(f->paths->by[path][r.op], e);
+        account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
     }
     if (cache_read) f->page_cache.add_read(*cache_read);
 

@@ -67,6 +67,7 @@ json path_table_to_json(const model::PathTable& t) {
                                            {"bytes", o.bytes},
                                            {"requested_bytes", o.requested_bytes},
                                            {"time_ns", o.time_ns}};
+            if (path == IOLENS_PATH_IO_URING) classes[model::op_name(op)]["offloaded"] = o.offloaded;
         }
         if (!classes.empty()) out[model::path_name(path)] = std::move(classes);
     }
