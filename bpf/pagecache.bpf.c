@@ -89,6 +89,10 @@ static __always_inline int on_add(struct folio *folio)
 	remember_folio(folio);
 	st = thread_state(false);
 	if (st && st->active) {
+		/* A copy call writing its destination: not a miss of its read. */
+		if (st->op == IOLENS_BPF_OP_COPY && folio_file(folio, &dev, &ino) && ino == st->copy_dst_ino &&
+		    dev == st->copy_dst_dev)
+			return 0;
 		st->cache_in_bytes += bytes;
 		if (st->ra_sync || st->ra_async)
 			st->readahead_bytes += bytes;

@@ -14,11 +14,18 @@
 #include "call_batch.bpf.h"
 #include "file.bpf.h"
 #include "syscall_nr.bpf.h"
+#include "aio.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define MAP_ANONYMOUS_FLAG 0x20
 #define MAX_IOVECS 16
+/* Copy calls are classified under this BPF-only class at entry; at exit each
+ * becomes a read record of its source and a write record of its destination
+ * (IOLENS_PATH_COPY). */
+#define OP_COPY IOLENS_BPF_OP_COPY
+#define MAX_RW_COUNT 0x7ffff000ULL /* INT_MAX & PAGE_MASK, include/linux/fs.h */
+#define PATH_FLAGS(path) ((path) << IOLENS_SC_PATH_SHIFT)
 
 static __always_inline int classify(long nr)
 {
@@ -42,6 +49,12 @@ static __always_inline int classify(long nr)
 		return IOLENS_OP_READDIR;
 	case NR_fsync: case NR_fdatasync: case NR_sync_file_range:
 		return IOLENS_OP_SYNC;
+	case NR_sendfile: case NR_copy_file_range: case NR_splice:
+		return OP_COPY;
+	case NR_io_submit:
+		return IOLENS_BPF_OP_AIO_SUBMIT;
+	case NR_io_getevents: case NR_io_pgetevents:
+		return IOLENS_BPF_OP_AIO_REAP;
 	}
 	return -1;
 }
@@ -128,6 +141,25 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	st->readahead_bytes = 0;
 	st->blocked_ns = 0;
 	st->offcpu_since_ns = 0;
+	if (op == OP_COPY) {
+		/* The offsets the call starts at, when it is given pointers to them
+		 * (it updates them in place, so read them now). */
+		__u64 in_ptr = nr == NR_sendfile ? st->args[2] : st->args[1];
+		__u64 out_ptr = nr == NR_sendfile ? 0 : st->args[3];
+
+		st->copy_off_in = IOLENS_NO_OFFSET;
+		st->copy_off_out = IOLENS_NO_OFFSET;
+		if (in_ptr && bpf_probe_read_user(&st->copy_off_in, sizeof(st->copy_off_in), (void *)in_ptr))
+			st->copy_off_in = IOLENS_NO_OFFSET;
+		if (out_ptr && bpf_probe_read_user(&st->copy_off_out, sizeof(st->copy_off_out), (void *)out_ptr))
+			st->copy_off_out = IOLENS_NO_OFFSET;
+		st->copy_dst_ino = 0;
+		st->copy_dst_dev = 0;
+		if (iolens_file_info(iolens_fd_file((int)(nr == NR_sendfile ? st->args[0] : st->args[2])), &info)) {
+			st->copy_dst_ino = info.ino;
+			st->copy_dst_dev = info.dev;
+		}
+	}
 	if (op == IOLENS_OP_CLOSE && iolens_file_info(iolens_fd_file((int)st->args[0]), &info)) {
 		st->close_has_file = 1;
 		st->close_dev = info.dev;
@@ -306,6 +338,19 @@ static __always_inline void closed_file(struct iolens_thread_state *st, struct c
 		c->flags |= IOLENS_SC_HAS_FILE;
 }
 
+/* Per-file attribution is for files and directories, never pipes or
+ * sockets (an fstat of a pipe still counts as a stat call). */
+static __always_inline void file_flags(struct call_info *c)
+{
+	if (c->filp && (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
+		c->flags |= IOLENS_SC_HAS_FILE;
+		if (iolens_is_regular(c->file.mode))
+			c->flags |= IOLENS_SC_REGULAR;
+		if (c->file.f_flags & IOLENS_O_DIRECT)
+			c->flags |= IOLENS_SC_DIRECT;
+	}
+}
+
 /* A call's file, extent and flags, by class. False when it is not file I/O
  * (pipes, sockets, ttys, anonymous mappings): no record then. */
 static __always_inline bool decode_call(struct iolens_thread_state *st, long ret, __u32 tgid, __u64 now,
@@ -349,15 +394,7 @@ static __always_inline bool decode_call(struct iolens_thread_state *st, long ret
 		c->requested = st->args[2];
 		break;
 	}
-	/* Per-file attribution is for files and directories, never pipes or
-	 * sockets (an fstat of a pipe still counts as a stat call). */
-	if (c->filp && (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
-		c->flags |= IOLENS_SC_HAS_FILE;
-		if (iolens_is_regular(c->file.mode))
-			c->flags |= IOLENS_SC_REGULAR;
-		if (c->file.f_flags & IOLENS_O_DIRECT)
-			c->flags |= IOLENS_SC_DIRECT;
-	}
+	file_flags(c);
 	return true;
 }
 
@@ -396,6 +433,239 @@ static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_
 	iolens_submit(rec);
 }
 
+/* One side of a copy call: the file behind fd if it is a regular file, the
+ * bytes asked for and the offset the side started at (off: from the call's
+ * offset pointer, else the file position before the call). */
+static __always_inline bool copy_side(int fd, __u64 count, __u64 off, long ret, struct call_info *c)
+{
+	if (!regular_file(fd, c))
+		return false;
+	/* The kernel moves at most MAX_RW_COUNT per call (rw_verify_area); cp
+	 * asks copy_file_range for SSIZE_MAX and would overflow the sums. */
+	c->requested = count < MAX_RW_COUNT ? count : MAX_RW_COUNT;
+	c->offset = off != IOLENS_NO_OFFSET ? off : c->file.pos - (ret > 0 ? ret : 0);
+	c->flags |= PATH_FLAGS(IOLENS_PATH_COPY);
+	file_flags(c);
+	return true;
+}
+
+/* sendfile(out, in, *off, count), copy_file_range(in, *off_in, out, *off_out,
+ * len, flags), splice(in, *off_in, out, *off_out, len, flags): a read record
+ * of the source and a write record of the destination, the same call (start,
+ * duration, return value) in both; the page-cache and blocking fields go with
+ * the first record emitted. A side that is not a regular file (a pipe, a
+ * socket) has no record. */
+static __always_inline void emit_copy(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret)
+{
+	struct call_info in = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	struct call_info out = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	bool sendfile = st->nr == NR_sendfile;
+	int in_fd = sendfile ? st->args[1] : st->args[0];
+	int out_fd = sendfile ? st->args[0] : st->args[2];
+	__u64 count = sendfile ? st->args[3] : st->args[4];
+
+	if (copy_side(in_fd, count, st->copy_off_in, ret, &in)) {
+		st->op = IOLENS_OP_READ;
+		emit_call(st, pid_tgid, now, ret, &in);
+		st->cache_in_bytes = 0;
+		st->readahead_bytes = 0;
+		st->blocked_ns = 0;
+		st->ra_sync = 0;
+		st->ra_async = 0;
+	}
+	if (copy_side(out_fd, count, st->copy_off_out, ret, &out)) {
+		st->op = IOLENS_OP_WRITE;
+		emit_call(st, pid_tgid, now, ret, &out);
+	}
+}
+
+/* What following one io_submit's iocbs or one io_getevents's events needs,
+ * by value: the loop body may run as a bpf_loop callback. */
+struct aio_walk {
+	__u64 uptr;     /* the iocb pointer array, or the io_event array */
+	__u64 start_ns; /* io_submit: its entry; io_getevents: its exit (now) */
+	__u64 cache_in_bytes, readahead_bytes, blocked_ns;
+	__u32 ra; /* ra_sync << 16 | ra_async */
+	__u32 tgid, tid;
+	__u32 n;  /* iocbs or events */
+};
+
+/* io_submit exit: iocb i of those the kernel took, kept with its file and
+ * extent until its io_event is reaped (bpf/aio.bpf.h). */
+static __always_inline long aio_submit_one(__u32 i, struct aio_walk *w)
+{
+	struct iolens_aio_key key = {.tgid = w->tgid};
+	struct call_info c = {.offset = IOLENS_NO_OFFSET, .fd = -1};
+	struct iolens_aio_req req = {};
+	struct iocb cb;
+	int op;
+
+	if (i >= w->n)
+		return 1;
+	if (bpf_probe_read_user(&key.iocb, sizeof(key.iocb), (void *)(w->uptr + i * sizeof(__u64))) ||
+	    bpf_probe_read_user(&cb, sizeof(cb), (void *)key.iocb))
+		return 0;
+	op = iolens_aio_op(cb.aio_lio_opcode);
+	if (op < 0 || !regular_file(cb.aio_fildes, &c))
+		return 0;
+	file_flags(&c);
+	req.start_ns = w->start_ns;
+	if (cb.aio_lio_opcode == IOLENS_IOCB_CMD_PREADV || cb.aio_lio_opcode == IOLENS_IOCB_CMD_PWRITEV)
+		req.requested = iov_total(cb.aio_buf, cb.aio_nbytes, &c.flags);
+	else if (op != IOLENS_OP_SYNC)
+		req.requested = cb.aio_nbytes;
+	req.offset = op == IOLENS_OP_SYNC ? IOLENS_NO_OFFSET : cb.aio_offset;
+	req.ino = c.file.ino;
+	req.dev = c.file.dev;
+	req.tid = w->tid;
+	req.fd = c.fd;
+	req.op = op;
+	req.flags = c.flags | PATH_FLAGS(IOLENS_PATH_AIO);
+	/* What the io_submit call itself did in the page cache goes with the
+	 * first iocb it took. */
+	req.cache_in_bytes = w->cache_in_bytes;
+	req.readahead_bytes = w->readahead_bytes;
+	req.blocked_ns = w->blocked_ns;
+	req.ra_sync = w->ra >> 16;
+	req.ra_async = w->ra & 0xffff;
+	w->cache_in_bytes = w->readahead_bytes = w->blocked_ns = 0;
+	w->ra = 0;
+	if (bpf_map_update_elem(&iolens_aio_reqs, &key, &req, BPF_ANY))
+		iolens_count(IOLENS_CNT_AIO_MAP_FULL);
+	return 0;
+}
+
+/* One reaped iocb: its syscall record, submission to reaping. */
+static __always_inline void emit_aio(const struct iolens_aio_req *req, __u32 tgid, __u64 now, __s64 res)
+{
+	bool cache = req->cache_in_bytes | req->readahead_bytes | req->blocked_ns | req->ra_sync | req->ra_async;
+	struct iolens_syscall_rec *rec;
+
+	if (cache)
+		rec = iolens_reserve(sizeof(struct iolens_syscall_rec));
+	else
+		rec = iolens_reserve(IOLENS_SYSCALL_REC_V1_SIZE);
+	if (!rec)
+		return;
+	rec->hdr.type = IOLENS_REC_SYSCALL;
+	rec->hdr.size = cache ? sizeof(struct iolens_syscall_rec) : IOLENS_SYSCALL_REC_V1_SIZE;
+	rec->syscall_nr = NR_io_submit;
+	rec->op = req->op;
+	rec->flags = req->flags | (cache ? 0 : IOLENS_SC_CACHE_ZERO);
+	rec->pid = tgid;
+	rec->tid = req->tid;
+	rec->start_ns = req->start_ns;
+	rec->duration_ns = now - req->start_ns;
+	rec->ret = res;
+	rec->requested = req->requested;
+	rec->offset = req->offset;
+	rec->ino = req->ino;
+	rec->dev = req->dev;
+	rec->fd = req->fd;
+	if (cache) {
+		rec->cache_in_bytes = req->cache_in_bytes;
+		rec->readahead_bytes = req->readahead_bytes;
+		rec->blocked_ns = req->blocked_ns;
+		rec->ra_sync = req->ra_sync;
+		rec->ra_async = req->ra_async;
+		rec->pad1 = 0;
+		iolens_submit_sized(rec, sizeof(struct iolens_syscall_rec));
+	} else {
+		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
+	}
+}
+
+/* io_getevents/io_pgetevents exit: event i completes the iocb its obj names. */
+static __always_inline long aio_reap_one(__u32 i, struct aio_walk *w)
+{
+	struct iolens_aio_key key = {.tgid = w->tgid};
+	struct iolens_aio_req *req;
+	struct io_event ev;
+
+	if (i >= w->n)
+		return 1;
+	if (bpf_probe_read_user(&ev, sizeof(ev), (void *)(w->uptr + i * sizeof(ev))))
+		return 1;
+	key.iocb = ev.obj;
+	req = bpf_map_lookup_elem(&iolens_aio_reqs, &key);
+	if (!req) {
+		iolens_count(IOLENS_CNT_AIO_UNMATCHED);
+		return 0;
+	}
+	emit_aio(req, w->tgid, w->start_ns, ev.res);
+	bpf_map_delete_elem(&iolens_aio_reqs, &key);
+	return 0;
+}
+
+#ifndef IOLENS_LEGACY
+static long aio_submit_cb(__u32 i, void *ctx)
+{
+	return aio_submit_one(i, ctx);
+}
+
+static long aio_reap_cb(__u32 i, void *ctx)
+{
+	return aio_reap_one(i, ctx);
+}
+#endif
+
+/* Runs one io_submit's iocbs or one io_getevents's events through its
+ * handler: bpf_loop where the kernel has it (5.17+: up to
+ * IOLENS_AIO_MAX_LOOP), else an unrolled IOLENS_AIO_MAX_BATCH; the rest
+ * counts as aio_batch_cut. */
+static __always_inline void aio_walk(struct aio_walk *w, long ret, bool submit)
+{
+	__u32 max = IOLENS_AIO_MAX_BATCH;
+
+	if (ret <= 0)
+		return;
+#ifndef IOLENS_LEGACY
+	/* The loop body's frame and the exit probe's together must fit the
+	 * 512-byte stack: only the callback has it, so a standard build on a
+	 * kernel without bpf_loop (5.13-5.16) follows no iocb (all cut). */
+	max = iolens_have_bpf_loop() ? IOLENS_AIO_MAX_LOOP : 0;
+#endif
+	w->n = ret < max ? ret : max;
+	if (ret > max)
+		iolens_count_add(IOLENS_CNT_AIO_BATCH_CUT, ret - max);
+#ifndef IOLENS_LEGACY
+	if (w->n) {
+		if (submit)
+			bpf_loop(IOLENS_AIO_MAX_LOOP, aio_submit_cb, w, 0);
+		else
+			bpf_loop(IOLENS_AIO_MAX_LOOP, aio_reap_cb, w, 0);
+	}
+#else
+	for (int i = 0; i < IOLENS_AIO_MAX_BATCH; i++)
+		if (submit ? aio_submit_one(i, w) : aio_reap_one(i, w))
+			break;
+#endif
+}
+
+static __always_inline void aio_submitted(struct iolens_thread_state *st, __u64 pid_tgid, long ret)
+{
+	struct aio_walk w = {
+		.uptr = st->args[2],
+		.start_ns = st->start_ns,
+		.cache_in_bytes = st->cache_in_bytes,
+		.readahead_bytes = st->readahead_bytes,
+		.blocked_ns = st->blocked_ns,
+		.ra = (__u32)st->ra_sync << 16 | st->ra_async,
+		.tgid = pid_tgid >> 32,
+		.tid = (__u32)pid_tgid,
+	};
+
+	aio_walk(&w, ret, true);
+}
+
+static __always_inline void aio_reaped(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret)
+{
+	struct aio_walk w = {.uptr = st->args[3], .start_ns = now, .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+
+	iolens_batch_flush(st); /* the thread's earlier calls first */
+	aio_walk(&w, ret, false);
+}
+
 static __always_inline int on_sys_exit(long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -410,6 +680,18 @@ static __always_inline int on_sys_exit(long ret)
 		return 0;
 	now = bpf_ktime_get_ns();
 	st->active = 0;
+	if (st->op == OP_COPY) {
+		emit_copy(st, pid_tgid, now, ret);
+		return 0;
+	}
+	if (st->op == IOLENS_BPF_OP_AIO_SUBMIT) {
+		aio_submitted(st, pid_tgid, ret);
+		return 0;
+	}
+	if (st->op == IOLENS_BPF_OP_AIO_REAP) {
+		aio_reaped(st, pid_tgid, now, ret);
+		return 0;
+	}
 	if (decode_call(st, ret, pid_tgid >> 32, now, &c))
 		emit_call(st, pid_tgid, now, ret, &c);
 	return 0;

@@ -18,6 +18,14 @@
 /* What a tracked thread is doing, kept in task storage: the syscall in
  * flight (saved at entry, completed at exit) and what the page-cache and
  * scheduler probes observed meanwhile. */
+/* The class a copy call (sendfile, copy_file_range, splice) has while in
+ * flight: BPF-only, never in a record (its records are a read and a write). */
+#define IOLENS_BPF_OP_COPY 15
+/* io_submit and io_getevents/io_pgetevents in flight (bpf/aio.bpf.h): their
+ * records are the iocbs', emitted at reaping. */
+#define IOLENS_BPF_OP_AIO_SUBMIT 16
+#define IOLENS_BPF_OP_AIO_REAP 17
+
 struct iolens_thread_state {
 	__u64 start_ns;
 	__u64 args[6];
@@ -42,6 +50,15 @@ struct iolens_thread_state {
 	__u64 main_offcpu_since_ns; /* main thread: went to sleep at this time, or 0 */
 	__u32 main_offcpu_state;
 	__u32 pad2;
+	/* Copy calls (sendfile, copy_file_range, splice): the offsets their
+	 * offset pointers held at entry, or IOLENS_NO_OFFSET (the file position). */
+	__u64 copy_off_in;
+	__u64 copy_off_out;
+	/* ... and the destination file: pages of it the call adds to the page
+	 * cache are the copy's writes, not misses of its read. */
+	__u64 copy_dst_ino;
+	__u32 copy_dst_dev;
+	__u32 pad3;
 #ifndef IOLENS_LEGACY
 	/* Syscall records waiting to go to the ring buffer together
 	 * (bpf/call_batch.bpf.h). Not in the legacy build, whose state lives

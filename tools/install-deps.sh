@@ -3,7 +3,8 @@
 # (python3-torch and torchvision: the privileged test that profiles a real
 # PyTorch DataLoader job; they are Debian's, used with /usr/bin/python3.)
 # (bpftrace, strace and time: the overhead benchmark's reference tracers,
-# tools/bench/run and docs/benchmarks.md.)
+# tools/bench/run and docs/benchmarks.md; fio: the outside check of the
+# io_uring, AIO and syscall paths, tests/privileged/fio_check_test.cpp.)
 # (qemu-system-x86 ... debian-archive-keyring: tools/kernel-matrix, which boots
 # Debian kernels in software emulation and runs iolens self-test inside.)
 set -eu
@@ -17,7 +18,7 @@ apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config clang llvm \
     libbpf-dev bpftool libelf-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
-    strace bpftrace time \
+    strace bpftrace time fio \
     qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
     python3-torch python3-torchvision python3-pil >/dev/null
 echo "tools/install-deps.sh: dependencies installed"

@@ -109,6 +109,25 @@ enum iolens_syscall_flags {
 	 * common cached call). Without this flag a short record is one from
 	 * before those fields existed: its page-cache activity is unknown. */
 	IOLENS_SC_CACHE_ZERO = 1 << 4,
+	/* Bits 5-6: the data path the call took (enum iolens_path). Records
+	 * from before paths existed have 0 there: a plain syscall. */
+	IOLENS_SC_PATH_SHIFT = 5,
+	IOLENS_SC_PATH_MASK = 3 << 5,
+	/* An io_uring request that went to an io-wq worker thread (not inline). */
+	IOLENS_SC_OFFLOADED = 1 << 7,
+};
+
+/* How a call's data reached its file (append-only; 2 bits of
+ * iolens_syscall_rec.flags). Every path lands in the same class tables. */
+enum iolens_path {
+	IOLENS_PATH_SYSCALL = 0,  /* read, write, ... (the class's own syscalls) */
+	/* sendfile, copy_file_range, splice: one call is two records, a read of
+	 * the source file and a write of the destination, each charged to its
+	 * file (a side that is a pipe or a socket has no record). */
+	IOLENS_PATH_COPY = 1,
+	IOLENS_PATH_AIO = 2,      /* Linux AIO: an iocb from io_submit to its io_event */
+	IOLENS_PATH_IO_URING = 3, /* an io_uring request from submission to completion */
+	IOLENS_PATH_COUNT = 4,
 };
 
 /* struct iolens_file_rec.flags */
@@ -146,7 +165,15 @@ enum iolens_file_flags {
 	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                            \
 	  "a block request could not be traced: the in-flight request map (16,384) was full when it was issued")   \
 	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                           \
-	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)")
+	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)") \
+	X(AIO_UNMATCHED, 10, "aio_event_unmatched", 0,                                                               \
+	  "AIO completions (io_events) whose io_submit was not seen: submitted before tracing began")                 \
+	X(AIO_MAP_FULL, 11, "aio_request_map_full", 1,                                                               \
+	  "an AIO request could not be followed: the in-flight map (65,536) was full when it was submitted")        \
+	X(AIO_BATCH_CUT, 12, "aio_batch_cut", 1,                                                                     \
+	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before 5.17): not followed") \
+	X(IOU_MAP_FULL, 13, "io_uring_request_map_full", 1,                                                          \
+	  "an io_uring request could not be followed: the in-flight map (65,536) was full when it was submitted")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,

@@ -30,12 +30,14 @@ public:
         uint64_t ino = 0;  // 0: no file
         uint64_t duration = 1000;
         uint8_t extra_flags = 0;  // e.g. IOLENS_SC_IOV_TRUNC
+        int path = IOLENS_PATH_SYSCALL;
     };
 
     Stream& call(const Call& c) {
         iolens_syscall_rec r{};
         r.op = static_cast<uint8_t>(c.op);
-        r.flags = static_cast<uint8_t>((c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0) | c.extra_flags);
+        r.flags = static_cast<uint8_t>((c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0) | c.extra_flags |
+                                       (c.path << IOLENS_SC_PATH_SHIFT));
         r.pid = r.tid = c.pid;
         r.duration_ns = c.duration;
         r.ret = c.ret;
@@ -146,6 +148,63 @@ TEST(ReportBuilderSyscalls, ExactTotalsPerProcessAndPerFile) {
     EXPECT_EQ(r.files[0].ops[IOLENS_OP_READ].calls, 2u);
     EXPECT_EQ(r.files[0].ops[IOLENS_OP_READ].bytes, 4196u);
     EXPECT_EQ(r.files[1].ops[IOLENS_OP_WRITE].calls, 1u);
+}
+
+TEST(ReportBuilderSyscalls, DataPathsSplitTheClassesExactly) {
+    Stream s;
+    // A plain read of file 7, then a copy call: a read of 7 and a write of 8.
+    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7, .duration = 500});
+    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 65536, .requested = 65536, .offset = 4096, .ino = 7,
+            .duration = 900, .path = IOLENS_PATH_COPY});
+    s.call({.pid = 100, .op = IOLENS_OP_WRITE, .ret = 65536, .requested = 65536, .offset = 0, .ino = 8,
+            .duration = 900, .path = IOLENS_PATH_COPY});
+    // An AIO read that failed, of process 101.
+    s.call({.pid = 101, .op = IOLENS_OP_READ, .ret = -5, .requested = 4096, .offset = 0, .ino = 9,
+            .duration = 2000, .path = IOLENS_PATH_AIO});
+    const Report r = build(s);
+
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].calls, 3u);
+    EXPECT_EQ(r.totals[IOLENS_OP_READ].bytes, 4096u + 65536u);
+    const auto& sys = r.paths.by[IOLENS_PATH_SYSCALL];
+    const auto& copy = r.paths.by[IOLENS_PATH_COPY];
+    const auto& aio = r.paths.by[IOLENS_PATH_AIO];
+    EXPECT_EQ(sys[IOLENS_OP_READ].calls, 1u);
+    EXPECT_EQ(sys[IOLENS_OP_READ].bytes, 4096u);
+    EXPECT_EQ(sys[IOLENS_OP_READ].time_ns, 500u);
+    EXPECT_EQ(copy[IOLENS_OP_READ].calls, 1u);
+    EXPECT_EQ(copy[IOLENS_OP_READ].bytes, 65536u);
+    EXPECT_EQ(copy[IOLENS_OP_WRITE].bytes, 65536u);
+    EXPECT_EQ(sys[IOLENS_OP_WRITE].calls, 0u);
+    EXPECT_EQ(aio[IOLENS_OP_READ].calls, 1u);
+    EXPECT_EQ(aio[IOLENS_OP_READ].errors, 1u);
+    EXPECT_EQ(aio[IOLENS_OP_READ].bytes, 0u);
+    EXPECT_EQ(aio[IOLENS_OP_READ].requested_bytes, 4096u);
+    EXPECT_TRUE(r.paths.any_other_path());
+
+    const auto* p100 = find_process(r, 100);
+    ASSERT_NE(p100, nullptr);
+    EXPECT_EQ(p100->paths.by[IOLENS_PATH_COPY][IOLENS_OP_READ].calls, 1u);
+    EXPECT_EQ(p100->paths.by[IOLENS_PATH_SYSCALL][IOLENS_OP_READ].calls, 1u);
+    EXPECT_EQ(p100->paths.by[IOLENS_PATH_AIO][IOLENS_OP_READ].calls, 0u);
+    const auto* f7 = find_file(r, 7);
+    const auto* f8 = find_file(r, 8);
+    ASSERT_NE(f7, nullptr);
+    ASSERT_NE(f8, nullptr);
+    EXPECT_EQ(f7->paths.by[IOLENS_PATH_COPY][IOLENS_OP_READ].bytes, 65536u);
+    EXPECT_EQ(f7->paths.by[IOLENS_PATH_SYSCALL][IOLENS_OP_READ].bytes, 4096u);
+    EXPECT_EQ(f8->paths.by[IOLENS_PATH_COPY][IOLENS_OP_WRITE].calls, 1u);
+    EXPECT_EQ(f8->paths.by[IOLENS_PATH_SYSCALL][IOLENS_OP_WRITE].calls, 0u);
+    // The copy continued the plain read: sequential.
+    EXPECT_EQ(f7->sequential, 2u);
+}
+
+TEST(ReportBuilderSyscalls, OnlySyscallsMeansNoOtherPath) {
+    Stream s;
+    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7});
+    const Report r = build(s);
+    EXPECT_FALSE(r.paths.any_other_path());
+    EXPECT_EQ(r.paths.by[IOLENS_PATH_SYSCALL][IOLENS_OP_READ].calls, 1u);
+    EXPECT_FALSE(r.files[0].paths.any_other_path());
 }
 
 TEST(ReportBuilderSyscalls, ErrorsCountButMoveNoBytes) {

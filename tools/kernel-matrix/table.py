@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-FAMILIES = ["process", "syscalls", "pagecache", "blocking", "block"]
+FAMILIES = ["process", "syscalls", "pagecache", "blocking", "block", "io_uring"]
 BEGIN = "<!-- kernel-matrix-table:begin -->"
 END = "<!-- kernel-matrix-table:end -->"
 

@@ -115,6 +115,22 @@ constexpr Mode kModes[] = {
     {"write-file", "--file F --size S [--chunk C=1048576] [--fsync]",
      "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], close.",
      wl::run_write_file},
+    {"copy", "--src F --dst G --via sendfile|copy_file_range|splice [--chunk C=65536] [--offsets]",
+     "Open F, fstat, create or truncate G, copy F into G with ceil(S/C) copy calls of C bytes (splice: two per "
+     "chunk, F to a pipe and the pipe to G; C at most 65536), close G, close F (and the pipe). --offsets passes "
+     "offset pointers instead of using the file positions.",
+     wl::run_copy},
+    {"aio", "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct]",
+     "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_setup(D), then S/C requests of C bytes "
+     "in file order, D per io_submit, each batch reaped whole by io_getevents before the next (writes store "
+     "0x5a bytes over F); io_destroy, close. S must be a multiple of C.",
+     wl::run_aio},
+    {"uring", "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct] [--fixed]",
+     "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_uring_setup(D) and map its rings (raw "
+     "syscalls, no liburing), [register F as fixed file 0 with --fixed], then S/C IORING_OP_READ (or WRITE) "
+     "requests of C bytes in file order, D per io_uring_enter, which waits for all D; close the ring, close F. "
+     "S must be a multiple of C.",
+     wl::run_uring},
 };
 
 constexpr const char kUsageHead[] =

@@ -26,5 +26,8 @@ int run_rank(int argc, char** argv);
 int run_stall(int argc, char** argv);
 int run_checkpoint(int argc, char** argv);
 int run_small_random(int argc, char** argv);
+int run_copy(int argc, char** argv);
+int run_aio(int argc, char** argv);
+int run_uring(int argc, char** argv);
 
 }  // namespace wl

@@ -134,6 +134,20 @@ int io_setup(unsigned nr_events, aio_context_t* ctx) { return static_cast<int>(c
 
 int io_destroy(aio_context_t ctx) { return static_cast<int>(call(SYS_io_destroy, ctx)); }
 
+ssize_t sendfile(int out_fd, int in_fd, off_t* offset, size_t count) {
+    return call(SYS_sendfile, out_fd, in_fd, p(offset), count);
+}
+
+ssize_t copy_file_range(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len, unsigned flags) {
+    return call(SYS_copy_file_range, fd_in, p(off_in), fd_out, p(off_out), len, flags);
+}
+
+ssize_t splice(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len, unsigned flags) {
+    return call(SYS_splice, fd_in, p(off_in), fd_out, p(off_out), len, flags);
+}
+
+int pipe2(int fds[2], int flags) { return static_cast<int>(call(SYS_pipe2, p(fds), flags)); }
+
 int io_submit(aio_context_t ctx, long nr, struct iocb** iocbs) {
     return static_cast<int>(call(SYS_io_submit, ctx, nr, p(iocbs)));
 }

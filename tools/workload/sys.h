@@ -77,6 +77,14 @@ int fadvise64(int fd, off_t offset, off_t len, int advice);
 int mincore(void* addr, size_t length, unsigned char* vec);
 int munmap(void* addr, size_t length);
 
+// Copy calls (read and write classes, path "copy"): data moves between two
+// fds inside the kernel. off pointers may be null (the file position).
+ssize_t sendfile(int out_fd, int in_fd, off_t* offset, size_t count);
+ssize_t copy_file_range(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len, unsigned flags);
+ssize_t splice(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len, unsigned flags);
+// In no iolens class: a pipe for splice.
+int pipe2(int fds[2], int flags);
+
 // Linux native AIO (not traced as a class; the block layer sees its reads):
 // used to submit many O_DIRECT reads in one call, under one block plug.
 int io_setup(unsigned nr_events, aio_context_t* ctx);

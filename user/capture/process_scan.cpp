@@ -1,10 +1,15 @@
 #include "capture/process_scan.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <signal.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -101,6 +106,52 @@ std::optional<recording::ProcessInfo> read_process(pid_t pid)
     while (std::getline(cmd, arg, '\0'))
         info.cmdline.push_back(arg);
     return info;
+}
+
+std::vector<OpenFile> open_files(pid_t pid, bool skip_cloexec)
+{
+    std::vector<OpenFile> out;
+    const std::string base = "/proc/" + std::to_string(pid);
+    DIR* dir = opendir((base + "/fd").c_str());
+    if (!dir)
+        return out;
+    while (dirent* e = readdir(dir)) {
+        char* end = nullptr;
+        const long fd = std::strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '\0' || fd < 0)
+            continue;
+        const std::string link = base + "/fd/" + e->d_name;
+        struct stat st{};
+        if (stat(link.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+            continue;
+        if (skip_cloexec) {
+            // fdinfo's "flags:" is the file's f_flags in octal; O_CLOEXEC is 02000000.
+            std::ifstream info(base + "/fdinfo/" + e->d_name);
+            std::string key;
+            unsigned long flags = 0;
+            while (info >> key)
+                if (key == "flags:") {
+                    info >> std::oct >> flags;
+                    break;
+                }
+            if (flags & O_CLOEXEC)
+                continue;
+        }
+        char target[4096];
+        const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+        if (n <= 0 || target[0] != '/')
+            continue;
+        OpenFile f;
+        f.fd = static_cast<int>(fd);
+        f.dev = (major(st.st_dev) << 20) | minor(st.st_dev);
+        f.ino = st.st_ino;
+        f.mode = st.st_mode;
+        f.size = static_cast<uint64_t>(st.st_size);
+        f.path.assign(target, static_cast<size_t>(n));
+        out.push_back(std::move(f));
+    }
+    closedir(dir);
+    return out;
 }
 
 }  // namespace iolens::capture

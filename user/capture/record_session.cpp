@@ -24,11 +24,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstddef>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "capture/launcher.h"
+#include "iolens/abi.h"
 #include "capture/node.h"
 #include "capture/process_env.h"
 #include "capture/process_scan.h"
@@ -110,6 +114,7 @@ private:
     bool should_stop(uint64_t now, std::string& reason);
     recording::CostInfo measure_cost() const;
     Result<void> write_env(pid_t pid);
+    Result<void> write_open_files();
     void warn_write_failure();
     void note(const Result<void>& r)
     {
@@ -337,7 +342,54 @@ Result<void> RecordSession::write_start()
         for (const auto& info : initial_)
             if (auto r = write_env(static_cast<pid_t>(info.pid)); !r)
                 return r;
-    return {};
+    return write_open_files();
+}
+
+// Files the processes had open before tracing began (a shell's redirections,
+// a -p target's open files): the kernel saw no open, so without a file
+// record of their own they would be "<dev M:m ino N>". A launched command is
+// read before it execs: only its fds that survive the exec count.
+Result<void> RecordSession::write_open_files()
+{
+    std::vector<std::byte> records;
+    uint64_t count = 0;
+    for (const auto& info : initial_) {
+        for (const auto& f : open_files(static_cast<pid_t>(info.pid), launcher_.has_value())) {
+            iolens_file_rec rec{};
+            rec.hdr.type = IOLENS_REC_FILE;
+            rec.pid = info.pid;
+            rec.dev = f.dev;
+            rec.ino = f.ino;
+            rec.mode = f.mode;
+            rec.size = f.size;
+            rec.ts_ns = attach_mono_;
+            // Components leaf first, each NUL-terminated (struct iolens_file_rec).
+            size_t len = 0;
+            std::string_view rest = f.path;
+            while (!rest.empty()) {
+                const size_t slash = rest.rfind('/');
+                const std::string_view part = rest.substr(slash + 1);
+                rest = rest.substr(0, slash == std::string_view::npos ? 0 : slash);
+                if (part.empty())
+                    continue;
+                if (len + part.size() + 1 > IOLENS_PATH_BYTES) {
+                    rec.flags |= IOLENS_FILE_TRUNCATED;
+                    break;
+                }
+                std::memcpy(rec.path + len, part.data(), part.size());
+                len += part.size() + 1;  // rec is zeroed: the NUL is there
+            }
+            rec.path_len = static_cast<uint16_t>(len);
+            const size_t size = offsetof(iolens_file_rec, path) + len;
+            rec.hdr.size = static_cast<uint16_t>(size);
+            const auto* bytes = reinterpret_cast<const std::byte*>(&rec);
+            records.insert(records.end(), bytes, bytes + size);
+            count++;
+        }
+    }
+    if (count)
+        spdlog::debug("{} file(s) open before tracing named from /proc", count);
+    return count ? writer_->append_records(records, count) : Result<void>{};
 }
 
 Result<void> RecordSession::go_live()

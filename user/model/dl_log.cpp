@@ -70,6 +70,17 @@ void account(OpStats& s, const CallEvent& e) {
     }
 }
 
+void account_path(PathOps& s, const CallEvent& e, bool offloaded) {
+    s.calls++;
+    s.offloaded += offloaded;
+    s.time_ns += e.duration_ns;
+    s.requested_bytes += e.requested;
+    if (e.has(CallEvent::kError))
+        s.errors++;
+    else if (e.has(CallEvent::kHasSize))
+        s.bytes += e.bytes;
+}
+
 iolens_pagecache_rec PageCacheEvent::as_record() const {
     iolens_pagecache_rec r{};
     r.kind = kind;

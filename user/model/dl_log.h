@@ -36,6 +36,8 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
 // The one definition of how a call counts in an OpStats (used by the builder
 // for its totals, processes and files, and for the per-epoch tables).
 void account(OpStats& s, const CallEvent& e);
+// The same call's share of its path's row (PathTable).
+void account_path(PathOps& s, const CallEvent& e, bool offloaded = false);
 
 struct PageCacheEvent {
     uint64_t ts_ns = 0;

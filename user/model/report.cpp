@@ -28,6 +28,49 @@ void OpStats::merge(const OpStats& o) {
     size_bytes.merge(o.size_bytes);
 }
 
+const char* path_name(int path) {
+    static constexpr const char* kNames[kPathCount] = {"syscall", "copy", "aio", "io_uring"};
+    return path >= 0 && path < kPathCount ? kNames[path] : "unknown";
+}
+
+void PathOps::merge(const PathOps& o) {
+    calls += o.calls;
+    errors += o.errors;
+    bytes += o.bytes;
+    requested_bytes += o.requested_bytes;
+    time_ns += o.time_ns;
+    offloaded += o.offloaded;
+}
+
+void PathOps::subtract(const PathOps& o) {
+    calls -= o.calls;
+    errors -= o.errors;
+    bytes -= o.bytes;
+    requested_bytes -= o.requested_bytes;
+    time_ns -= o.time_ns;
+    offloaded -= o.offloaded;
+}
+
+bool PathTable::any_other_path() const {
+    for (int path = 1; path < kPathCount; ++path)
+        for (const auto& o : by[path])
+            if (o.calls) return true;
+    return false;
+}
+
+void PathTable::merge(const PathTable& o) {
+    for (int path = 0; path < kPathCount; ++path)
+        for (int op = 0; op < kOpCount; ++op) by[path][op].merge(o.by[path][op]);
+}
+
+void PathTable::complete(const OpTable& ops) {
+    for (int op = 0; op < kOpCount; ++op) {
+        PathOps rest{ops[op].calls, ops[op].errors, ops[op].bytes, ops[op].requested_bytes, ops[op].time_ns};
+        for (int path = 1; path < kPathCount; ++path) rest.subtract(by[path][op]);
+        by[IOLENS_PATH_SYSCALL][op] = rest;
+    }
+}
+
 uint64_t rw_bytes(const OpTable& ops) {
     return ops[IOLENS_OP_READ].bytes + ops[IOLENS_OP_WRITE].bytes;
 }

@@ -44,9 +44,40 @@ struct OpStats {
 };
 using OpTable = std::array<OpStats, kOpCount>;
 
+// --- data paths ---------------------------------------------------------------
+// How a call's data reached its file (enum iolens_path): plain syscalls, copy
+// calls (sendfile, copy_file_range, splice), Linux AIO, io_uring. Every path
+// is counted in the same class tables (OpTable); PathTable says how much of
+// each class took each path.
+inline constexpr int kPathCount = IOLENS_PATH_COUNT;
+// "syscall", "copy", "aio", "io_uring": the JSON keys and the terminal's names.
+const char* path_name(int path);
+
+// The calls of one class that took one path: their share of its OpStats.
+struct PathOps {
+    uint64_t calls = 0;
+    uint64_t errors = 0;
+    uint64_t bytes = 0;
+    uint64_t requested_bytes = 0;
+    uint64_t time_ns = 0;
+    uint64_t offloaded = 0;  // io_uring: requests that went to an io-wq worker thread
+    void merge(const PathOps& o);
+    void subtract(const PathOps& o);
+};
+struct PathTable {
+    // by[path][class]; the rows of a class add up to its OpStats.
+    std::array<std::array<PathOps, kOpCount>, kPathCount> by{};
+    // True when some call took a path other than plain syscalls.
+    bool any_other_path() const;
+    void merge(const PathTable& o);
+    // Sets the syscall row to what the other paths leave of ops.
+    void complete(const OpTable& ops);
+};
+
 struct ProcessStats {
     ProcessInfo info;
     OpTable ops;
+    PathTable paths;  // of ops
     PageCacheStats page_cache;
     ProcessBlock block;  // block requests it submitted
 };
@@ -58,6 +89,7 @@ struct FileStats {
     uint64_t ino = 0;
     uint64_t size = 0;
     OpTable ops;
+    PathTable paths;          // of ops
     uint64_t sequential = 0;  // reads/writes whose offset continued the previous access
     uint64_t random = 0;      // reads/writes at any other offset
     PageCacheStats page_cache;
@@ -169,6 +201,7 @@ inline constexpr size_t kMaxEpochRankCells = 65536;   // epochs x ranks with per
 struct Report {
     CaptureInfo capture;
     OpTable totals;
+    PathTable paths;  // of totals
     std::vector<ProcessStats> processes;  // by pid, then start (a reused pid appears twice)
     std::vector<FileStats> files;         // by bytes read+written, descending; capped
     uint64_t files_total = 0;             // files seen, including those left out

@@ -56,6 +56,7 @@ struct FileAccum {
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     PageCacheStats page_cache;
     std::array<std::unique_ptr<OpStats>, kOpCount> ops;
+    std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
 
     OpStats& op(int i) {
         if (!ops[i]) ops[i] = std::make_unique<OpStats>();
@@ -85,6 +86,8 @@ struct FileAccum {
         f.sequential = access.sequential + pending.sequential;
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
+        if (paths) f.paths = *paths;
+        f.paths.complete(f.ops);
         return f;
     }
 };
@@ -203,12 +206,23 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     }
     const CallEvent e = make_call_event(r, cache_read, file_index);
     account(p.ops[r.op], e);
+    // Plain syscalls are what the other paths leave (PathTable::complete).
+    const int path = (r.flags & IOLENS_SC_PATH_MASK) >> IOLENS_SC_PATH_SHIFT;
+    PathOps* path_ops = nullptr;
+    if (path != IOLENS_PATH_SYSCALL) {
+        path_ops = &p.paths.by[path][r.op];
+        account_path(*path_ops, e, r.flags & IOLENS_SC_OFFLOADED);
+    }
     if (options.dl_attribution) {
         log.calls.push_back(e);
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
     if (!f) return;
     account(f->op(r.op), e);
+    if (path_ops) {
+        if (!f->paths) f->paths = std::make_unique<PathTable>();
+        account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
+    }
     if (cache_read) f->page_cache.add_read(*cache_read);
 
     // Sequential: the access starts where this process's previous access to
@@ -473,8 +487,12 @@ Report ReportBuilder::finish() const {
     });
     // Every call is charged to exactly one process: the totals are their sum
     // (sums and histograms add up exactly), one histogram update per call saved.
-    for (const auto& p : r.processes)
+    for (auto& p : r.processes) {
         for (int op = 0; op < kOpCount; ++op) r.totals[op].merge(p.ops[op]);
+        r.paths.merge(p.paths);
+        p.paths.complete(p.ops);
+    }
+    r.paths.complete(r.totals);
 
     // Only files some call or page-cache event touched: a FILE record alone
     // (an open whose syscall record was lost) says nothing about I/O, but a

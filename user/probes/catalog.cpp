@@ -56,6 +56,14 @@ const std::vector<FamilySpec>& family_specs()
                          {.name = "block_rq_insert", .without = "queue time (insert to issue)", .arities = {1, 2}},
                          {.name = "block_rq_issue", .required = true, .arities = {1, 2}},
                          {.name = "block_rq_complete", .required = true}}},
+        {.name = "io_uring",
+         .provides = "io_uring read, write and fsync requests: file, offset, bytes, latency, io-wq",
+         // io_uring_submit_req is 6.4+ (io_uring_submit_sqe before it);
+         // complete has 7 arguments up to 6.12, 3 (the CQE whole) later.
+         .tracepoints = {{.name = "io_uring_submit_req", .required = true},
+                         {.name = "io_uring_complete", .required = true, .arities = {3, 7}},
+                         {.name = "io_uring_queue_async_work", .without = "which requests went to io-wq workers"}},
+         .has_raw_tp = false},
     };
     return specs;
 }

@@ -53,6 +53,27 @@ json op_table_to_json(const model::OpTable& ops, const Live& live) {
     return out;
 }
 
+// By path, the classes that path carried ({"copy": {"read": {...}}}): only
+// paths and classes with calls.
+json path_table_to_json(const model::PathTable& t) {
+    json out = json::object();
+    for (int path = 0; path < model::kPathCount; ++path) {
+        json classes = json::object();
+        for (int op = 0; op < model::kOpCount; ++op) {
+            const auto& o = t.by[path][op];
+            if (!o.calls) continue;
+            classes[model::op_name(op)] = {{"calls", o.calls},
+                                           {"errors", o.errors},
+                                           {"bytes", o.bytes},
+                                           {"requested_bytes", o.requested_bytes},
+                                           {"time_ns", o.time_ns}};
+            if (path == IOLENS_PATH_IO_URING) classes[model::op_name(op)]["offloaded"] = o.offloaded;
+        }
+        if (!classes.empty()) out[model::path_name(path)] = std::move(classes);
+    }
+    return out;
+}
+
 json page_cache_to_json(const model::PageCacheStats& s, const Live& live) {
     if (!live.page_cache) return nullptr;
     const auto ratio = s.hit_ratio();
@@ -120,13 +141,14 @@ json report_to_json(const model::Report& r) {
     for (const auto& p : r.processes) {
         json j = recording::process_to_json(p.info);
         j["ops"] = op_table_to_json(p.ops, live);
+        if (p.paths.any_other_path()) j["paths"] = path_table_to_json(p.paths);
         j["page_cache"] = page_cache_to_json(p.page_cache, live);
         j["block"] = process_block_to_json(p.block, live);
         processes.push_back(std::move(j));
     }
     json files = json::array();
     for (const auto& f : r.files) {
-        files.push_back({
+        json& fj = files.emplace_back(json{
             {"path", text_json(f.path)},
             {"dev", f.dev},
             {"dev_major", recording::dev_major(f.dev)},
@@ -138,12 +160,14 @@ json report_to_json(const model::Report& r) {
             {"random", f.random},
             {"page_cache", page_cache_to_json(f.page_cache, live)},
         });
+        if (f.paths.any_other_path()) fj["paths"] = path_table_to_json(f.paths);
     }
     return {
         {"schema", kReportSchema},
         {"version", kReportVersion},
         {"capture", recording::capture_to_json(r.capture)},
         {"totals", op_table_to_json(r.totals, live)},
+        {"paths", path_table_to_json(r.paths)},
         {"page_cache", page_cache_to_json(r.page_cache, live)},
         {"block", block_to_json(r, live)},
         {"processes", std::move(processes)},

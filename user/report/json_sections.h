@@ -18,6 +18,7 @@ nlohmann::json hist_to_json(const model::Histogram& h);
 nlohmann::json or_null(bool live, uint64_t v);
 nlohmann::json op_stats_to_json(const model::OpStats& s, const Live& live);
 nlohmann::json op_table_to_json(const model::OpTable& ops, const Live& live);
+nlohmann::json path_table_to_json(const model::PathTable& t);
 nlohmann::json page_cache_to_json(const model::PageCacheStats& s, const Live& live);
 nlohmann::json process_block_to_json(const model::ProcessBlock& b, const Live& live);
 

@@ -161,6 +161,34 @@ void class_table(Ctx& c, const Report& r) {
     }
 }
 
+// Which paths other than plain syscalls carried the calls: only when some did.
+void path_table(Ctx& c, const Report& r) {
+    if (!r.paths.any_other_path()) return;
+    c.out << '\n' << c.paint(kBold, "Calls by data path") << " (counted in the classes above)\n";
+    c.out << "  " << pad_right("path", 10) << pad_right("class", 8) << pad_left("calls", 12)
+          << pad_left("errors", 9) << pad_left("bytes", 11) << pad_left("time", 10) << '\n';
+    for (int path = 0; path < model::kPathCount; ++path)
+        for (int op = 0; op < model::kOpCount; ++op) {
+            const auto& o = r.paths.by[path][op];
+            if (!o.calls) continue;
+            const std::string bytes = o.bytes == 0 && o.requested_bytes == 0 ? "-" : human_bytes(o.bytes);
+            c.out << "  " << pad_right(model::path_name(path), 10) << pad_right(model::op_name(op), 8)
+                  << pad_left(count_fit(o.calls, 11), 12) << pad_left(count_fit(o.errors, 8), 9)
+                  << pad_left(bytes, 11) << pad_left(human_ns(o.time_ns), 10) << '\n';
+        }
+}
+
+// " [copy]", " [aio,io_uring]": the paths other than syscalls a file's calls took.
+std::string path_marker(const model::PathTable& t) {
+    std::string m;
+    for (int path = 1; path < model::kPathCount; ++path) {
+        bool used = false;
+        for (const auto& o : t.by[path]) used |= o.calls != 0;
+        if (used) m += (m.empty() ? " [" : ",") + std::string(model::path_name(path));
+    }
+    return m.empty() ? m : m + "]";
+}
+
 void histograms(Ctx& c, const Report& r) {
     const auto& read = r.totals[IOLENS_OP_READ];
     if (read.size_bytes.count()) {
@@ -206,7 +234,9 @@ void file_table(Ctx& c, const Report& r) {
           << pad_left("written", 9) << pad_left("seq/rand%", 10) << '\n';
     for (size_t i = 0; i < n; ++i) {
         const auto& f = r.files[i];
-        c.out << "  " << pad_right(elide_middle(f.path, path_w - 1), path_w)
+        const std::string marker = path_marker(f.paths);
+        const size_t name_w = path_w - 1 > marker.size() + 8 ? path_w - 1 - marker.size() : path_w - 1;
+        c.out << "  " << pad_right(elide_middle(f.path, name_w) + marker, path_w)
               << pad_left(count_fit(f.ops[IOLENS_OP_READ].calls, 7), 8)
               << pad_left(human_bytes(f.ops[IOLENS_OP_READ].bytes), 10)
               << pad_left(human_bytes(f.ops[IOLENS_OP_WRITE].bytes), 9)
@@ -265,6 +295,7 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
         return;
     }
     class_table(c, r);
+    path_table(c, r);
     epochs_section(c, r);
     ranks_section(c, r);
     histograms(c, r);
