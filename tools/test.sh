@@ -1,6 +1,7 @@
 #!/bin/sh
-# Set-up, build, every test (unit and privileged) and the kernel matrix, on a
-# fresh Debian 12 machine as root. This is what CI runs.
+# Set-up, build, every test (unit and privileged), the sanitized unit tests
+# and the fuzz targets (tools/fuzz/run.sh) and the kernel matrix, on a fresh
+# Debian 12 machine as root. This is what CI runs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh"
@@ -8,6 +9,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${IOLENS_BUILD_DIR:-$root/build}
 cd "$build"
 ctest --output-on-failure --timeout 600 "$@"
+# The unit tests again under ASan/UBSan, then the fuzz targets for a bounded
+# time (IOLENS_FUZZ_SECONDS each, default 90; docs/fuzzing.md). IOLENS_TEST_FUZZ=0
+# skips both.
+if [ "${IOLENS_TEST_FUZZ:-1}" != 0 ]; then
+    "$root/tools/fuzz/run.sh"
+fi
 # The same self-test on other kernels, booted under qemu, and on this one
 # (docs/kernel-matrix.md).
 # Tests leave the docs alone: tools/kernel-matrix/run alone rewrites the tables.

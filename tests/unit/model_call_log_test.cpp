@@ -24,7 +24,7 @@ CallEvent random_call(std::mt19937_64& rng, uint64_t& t) {
     const auto pick = [&](uint64_t n) { return rng() % n; };
     t += pick(5000);
     e.start_ns = pick(4) == 0 ? t - pick(std::min<uint64_t>(t, 100'000)) : t;  // some arrive late
-    e.duration_ns = pick(3) == 0 ? 0 : pick(1u << (pick(40) + 1));
+    e.duration_ns = pick(3) == 0 ? 0 : pick(uint64_t{1} << (pick(40) + 1));
     e.bytes = pick(2) ? 0 : pick(1u << 20);
     e.requested = pick(2) ? e.bytes : rng();
     e.blocked_ns = pick(3) ? 0 : rng() >> pick(64);
