@@ -6,15 +6,14 @@
  * pwrite/pwritev: write, fsync/fdsync: sync) marked IOLENS_PATH_AIO, charged
  * to the submitting thread and the iocb's file.
  *  - io_submit exit: its first `ret` iocbs (those the kernel took; at most
- *    IOLENS_AIO_MAX_LOOP, or IOLENS_AIO_MAX_BATCH before 5.17) are read from user memory with their file, and kept
- *    under (tgid, iocb address) in iolens_aio_reqs.
- *  - io_getevents/io_pgetevents exit: the `ret` io_events (as many) are read from user memory; each one's `obj` is the
- *    iocb address, whose entry becomes the record (ret = the event's res).
- * The latency is submission to reaping: an upper bound of the device's time.
- * Completions reaped from the user-space ring (no io_getevents) are never
- * seen: their entries stay in the map until it is full (counted).
- * Page-cache and blocking activity inside io_submit (buffered AIO reads run
- * synchronously there) goes with the first iocb of the batch.
+ *    IOLENS_AIO_MAX_LOOP, or IOLENS_AIO_MAX_BATCH before 5.17) are read from user memory with their file, and
+ * kept under (tgid, iocb address) in iolens_aio_reqs.
+ *  - io_getevents/io_pgetevents exit: the `ret` io_events (as many) are read from user memory; each one's
+ * `obj` is the iocb address, whose entry becomes the record (ret = the event's res). The latency is
+ * submission to reaping: an upper bound of the device's time. Completions reaped from the user-space ring (no
+ * io_getevents) are never seen: their entries stay in the map until it is full (counted). Page-cache and
+ * blocking activity inside io_submit (buffered AIO reads run synchronously there) goes with the first iocb of
+ * the batch.
  */
 #ifndef IOLENS_AIO_BPF_H
 #define IOLENS_AIO_BPF_H
@@ -36,7 +35,7 @@
 #define IOLENS_IOCB_CMD_PWRITEV 8
 
 struct iolens_aio_key {
-	__u64 iocb;  /* the iocb's user address (io_event.obj) */
+	__u64 iocb; /* the iocb's user address (io_event.obj) */
 	__u32 tgid;
 	__u32 pad;
 };
@@ -69,11 +68,14 @@ struct {
 static __always_inline int iolens_aio_op(__u16 opcode)
 {
 	switch (opcode) {
-	case IOLENS_IOCB_CMD_PREAD: case IOLENS_IOCB_CMD_PREADV:
+	case IOLENS_IOCB_CMD_PREAD:
+	case IOLENS_IOCB_CMD_PREADV:
 		return IOLENS_OP_READ;
-	case IOLENS_IOCB_CMD_PWRITE: case IOLENS_IOCB_CMD_PWRITEV:
+	case IOLENS_IOCB_CMD_PWRITE:
+	case IOLENS_IOCB_CMD_PWRITEV:
 		return IOLENS_OP_WRITE;
-	case IOLENS_IOCB_CMD_FSYNC: case IOLENS_IOCB_CMD_FDSYNC:
+	case IOLENS_IOCB_CMD_FSYNC:
+	case IOLENS_IOCB_CMD_FDSYNC:
 		return IOLENS_OP_SYNC;
 	}
 	return -1;

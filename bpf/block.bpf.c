@@ -198,7 +198,9 @@ static __always_inline int on_complete(struct request *rq, unsigned int nr_bytes
 	if (rec) {
 		rec->hdr.type = IOLENS_REC_BLOCK;
 		rec->hdr.size = sizeof(*rec);
-		rec->op = op == REQ_OP_READ ? IOLENS_BLK_READ : op == REQ_OP_WRITE ? IOLENS_BLK_WRITE : IOLENS_BLK_OTHER;
+		rec->op = op == REQ_OP_READ  ? IOLENS_BLK_READ
+			: op == REQ_OP_WRITE ? IOLENS_BLK_WRITE
+					     : IOLENS_BLK_OTHER;
 		rec->flags = st->queued ? IOLENS_BLKF_QUEUED : 0;
 		rec->depth = st->depth;
 		rec->dev = dev;

@@ -28,7 +28,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 
 	/* A preempted task is runnable, whatever its state says. */
 	if (!preempt && iolens_is_tracked(prev_tgid))
-		state = iolens_get_task_state(prev) & (IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE);
+		state = iolens_get_task_state(prev) &
+			(IOLENS_TASK_INTERRUPTIBLE | IOLENS_TASK_UNINTERRUPTIBLE);
 	if (state) {
 		/* A thread that goes to sleep is not inside a syscall probe, and may
 		 * sleep for long: send the records waiting in its batch now rather

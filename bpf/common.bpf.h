@@ -35,13 +35,13 @@ const volatile __u32 iolens_wakeup_shift = 18; /* 256 KiB */
 /* Argument n of a tracepoint's context, each position its own load: the
  * compiler would otherwise merge two loads into one from a computed
  * address, which the verifier rejects for a context pointer. */
-#define IOLENS_CTX_ARG(ctx, n)                                                           \
-	({                                                                               \
-		unsigned long long __arg;                                                \
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__arg) : "r"(ctx), "i"((n) * 8)); \
-		__arg;                                                                   \
+#define IOLENS_CTX_ARG(ctx, n)                                                                               \
+	({                                                                                                   \
+		unsigned long long __arg;                                                                    \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__arg) : "r"(ctx), "i"((n)*8));                 \
+		__arg;                                                                                       \
 	})
-#define IOLENS_TP_ARG(ctx, tp, old_arity, old_at, at) \
+#define IOLENS_TP_ARG(ctx, tp, old_arity, old_at, at)                                                        \
 	(iolens_arity_##tp == (old_arity) ? IOLENS_CTX_ARG(ctx, old_at) : IOLENS_CTX_ARG(ctx, at))
 
 /* Tracked processes: one byte per tgid (8 per array slot), so the hot-path
@@ -128,8 +128,9 @@ static __always_inline __u64 iolens_wakeup_flag(__u64 bytes)
 		return BPF_RB_NO_WAKEUP;
 	before = *produced;
 	*produced = before + bytes; /* per-CPU: no atomics needed */
-	return (before >> iolens_wakeup_shift) != ((before + bytes) >> iolens_wakeup_shift) ? BPF_RB_FORCE_WAKEUP
-											 : BPF_RB_NO_WAKEUP;
+	return (before >> iolens_wakeup_shift) != ((before + bytes) >> iolens_wakeup_shift)
+		? BPF_RB_FORCE_WAKEUP
+		: BPF_RB_NO_WAKEUP;
 }
 
 /* Reserve a fixed-size record; counts the loss when the ring is full. */

@@ -73,7 +73,8 @@ static __always_inline struct file *iolens_fd_file(int fd)
 	 * whose loads the JIT guards against faults. struct kiocb starts with
 	 * a struct file pointer (ki_filp), so casting the slot's address to it
 	 * reads the slot with one guarded load instead of a helper call. */
-	file = ((struct kiocb *)bpf_rdonly_cast(&fd_array[fd], bpf_core_type_id_kernel(struct kiocb)))->ki_filp;
+	file = ((struct kiocb *)bpf_rdonly_cast(&fd_array[fd], bpf_core_type_id_kernel(struct kiocb)))
+		       ->ki_filp;
 #else
 	bpf_probe_read_kernel(&file, sizeof(file), &fd_array[fd]);
 #endif
@@ -186,7 +187,8 @@ static __always_inline long iolens_path_step(struct iolens_path_walk *w, struct 
 		}
 		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
 		w->mnt = mnt_parent;
-		w->vfsmnt = (struct vfsmount *)((char *)mnt_parent + bpf_core_field_offset(struct mount, mnt));
+		w->vfsmnt =
+			(struct vfsmount *)((char *)mnt_parent + bpf_core_field_offset(struct mount, mnt));
 		return 0;
 	}
 	/* Room for another NAME_MAX component; keeps off below IOLENS_PATH_BYTES

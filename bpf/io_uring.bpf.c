@@ -55,9 +55,15 @@ struct {
 static __always_inline int iou_op(__u8 opcode)
 {
 	switch (opcode) {
-	case IORING_OP_READV: case IORING_OP_READ_FIXED: case IORING_OP_READ: case IORING_OP_READV_FIXED:
+	case IORING_OP_READV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_READ:
+	case IORING_OP_READV_FIXED:
 		return IOLENS_OP_READ;
-	case IORING_OP_WRITEV: case IORING_OP_WRITE_FIXED: case IORING_OP_WRITE: case IORING_OP_WRITEV_FIXED:
+	case IORING_OP_WRITEV:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_WRITE:
+	case IORING_OP_WRITEV_FIXED:
 		return IOLENS_OP_WRITE;
 	case IORING_OP_FSYNC:
 		return IOLENS_OP_SYNC;
@@ -93,8 +99,8 @@ int BPF_PROG(iou_submit, struct io_kiocb *req)
 		__s64 pos = BPF_CORE_READ(rw, kiocb.ki_pos);
 
 		r.offset = pos;
-		if (r.opcode == IORING_OP_READV || r.opcode == IORING_OP_WRITEV || r.opcode == IORING_OP_READV_FIXED ||
-		    r.opcode == IORING_OP_WRITEV_FIXED)
+		if (r.opcode == IORING_OP_READV || r.opcode == IORING_OP_WRITEV ||
+		    r.opcode == IORING_OP_READV_FIXED || r.opcode == IORING_OP_WRITEV_FIXED)
 			r.flags |= IOLENS_SC_IOV_TRUNC; /* the iovecs are not summed: requested is unknown */
 		else
 			r.requested = len;
@@ -157,7 +163,7 @@ int BPF_PROG(iou_complete)
 	rec->syscall_nr = IOLENS_NR_io_uring_enter;
 	rec->op = r->op;
 	rec->flags = r->flags | IOLENS_SC_CACHE_ZERO | IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR |
-		     (info.f_flags & IOLENS_O_DIRECT ? IOLENS_SC_DIRECT : 0);
+		(info.f_flags & IOLENS_O_DIRECT ? IOLENS_SC_DIRECT : 0);
 	rec->pid = r->tgid;
 	rec->tid = r->tid;
 	rec->start_ns = r->start_ns;

@@ -90,8 +90,8 @@ static __always_inline int on_add(struct folio *folio)
 	st = thread_state(false);
 	if (st && st->active) {
 		/* A copy call writing its destination: not a miss of its read. */
-		if (st->op == IOLENS_BPF_OP_COPY && folio_file(folio, &dev, &ino) && ino == st->copy_dst_ino &&
-		    dev == st->copy_dst_dev)
+		if (st->op == IOLENS_BPF_OP_COPY && folio_file(folio, &dev, &ino) &&
+		    ino == st->copy_dst_ino && dev == st->copy_dst_dev)
 			return 0;
 		st->cache_in_bytes += bytes;
 		if (st->ra_sync || st->ra_async)
@@ -153,10 +153,12 @@ static __always_inline int on_delete(struct folio *folio)
 	/* Read or written pages carry PG_referenced (folio_mark_accessed) or have
 	 * been promoted (PG_active): a page this job brought in without either
 	 * was never used. */
-	rec->flags = ours && !(flags & ((1ULL << bpf_core_enum_value(enum pageflags, PG_referenced)) |
-					(1ULL << bpf_core_enum_value(enum pageflags, PG_active))))
-			     ? IOLENS_PCF_UNREFERENCED
-			     : 0;
+	rec->flags = ours &&
+			!(flags &
+	                  ((1ULL << bpf_core_enum_value(enum pageflags, PG_referenced)) |
+	                   (1ULL << bpf_core_enum_value(enum pageflags, PG_active))))
+		? IOLENS_PCF_UNREFERENCED
+		: 0;
 	rec->pad0 = 0;
 	rec->pid = *owner;
 	rec->tid = (__u32)bpf_get_current_pid_tgid();

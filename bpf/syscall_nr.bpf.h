@@ -48,16 +48,23 @@
 /* The six syscall arguments from the saved user registers. _BTF loads them
  * directly (regs is a BTF pointer in tp_btf programs: no helper calls); _CORE
  * goes through bpf_probe_read_kernel for untyped raw_tp. */
-#define IOLENS_SYSCALL_ARGS_BTF(regs, a)                                              \
-	do {                                                                          \
-		(a)[0] = (regs)->di; (a)[1] = (regs)->si; (a)[2] = (regs)->dx;        \
-		(a)[3] = (regs)->r10; (a)[4] = (regs)->r8; (a)[5] = (regs)->r9;       \
+#define IOLENS_SYSCALL_ARGS_BTF(regs, a)                                                                     \
+	do {                                                                                                 \
+		(a)[0] = (regs)->di;                                                                         \
+		(a)[1] = (regs)->si;                                                                         \
+		(a)[2] = (regs)->dx;                                                                         \
+		(a)[3] = (regs)->r10;                                                                        \
+		(a)[4] = (regs)->r8;                                                                         \
+		(a)[5] = (regs)->r9;                                                                         \
 	} while (0)
-#define IOLENS_SYSCALL_ARGS_CORE(regs, a)                                             \
-	do {                                                                          \
-		(a)[0] = BPF_CORE_READ(regs, di); (a)[1] = BPF_CORE_READ(regs, si);   \
-		(a)[2] = BPF_CORE_READ(regs, dx); (a)[3] = BPF_CORE_READ(regs, r10);  \
-		(a)[4] = BPF_CORE_READ(regs, r8); (a)[5] = BPF_CORE_READ(regs, r9);   \
+#define IOLENS_SYSCALL_ARGS_CORE(regs, a)                                                                    \
+	do {                                                                                                 \
+		(a)[0] = BPF_CORE_READ(regs, di);                                                            \
+		(a)[1] = BPF_CORE_READ(regs, si);                                                            \
+		(a)[2] = BPF_CORE_READ(regs, dx);                                                            \
+		(a)[3] = BPF_CORE_READ(regs, r10);                                                           \
+		(a)[4] = BPF_CORE_READ(regs, r8);                                                            \
+		(a)[5] = BPF_CORE_READ(regs, r9);                                                            \
 	} while (0)
 #else
 #error "iolens: add this architecture's syscall numbers"

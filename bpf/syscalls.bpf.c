@@ -30,16 +30,33 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 static __always_inline int classify(long nr)
 {
 	switch (nr) {
-	case NR_read: case NR_pread64: case NR_readv: case NR_preadv: case NR_preadv2:
+	case NR_read:
+	case NR_pread64:
+	case NR_readv:
+	case NR_preadv:
+	case NR_preadv2:
 		return IOLENS_OP_READ;
-	case NR_write: case NR_pwrite64: case NR_writev: case NR_pwritev: case NR_pwritev2:
+	case NR_write:
+	case NR_pwrite64:
+	case NR_writev:
+	case NR_pwritev:
+	case NR_pwritev2:
 		return IOLENS_OP_WRITE;
-	case NR_open: case NR_openat: case NR_openat2: case NR_creat:
+	case NR_open:
+	case NR_openat:
+	case NR_openat2:
+	case NR_creat:
 		return IOLENS_OP_OPEN;
 	case NR_close:
 		return IOLENS_OP_CLOSE;
-	case NR_stat: case NR_lstat: case NR_fstat: case NR_newfstatat: case NR_statx:
-	case NR_access: case NR_faccessat: case NR_faccessat2:
+	case NR_stat:
+	case NR_lstat:
+	case NR_fstat:
+	case NR_newfstatat:
+	case NR_statx:
+	case NR_access:
+	case NR_faccessat:
+	case NR_faccessat2:
 		return IOLENS_OP_STAT;
 	case NR_lseek:
 		return IOLENS_OP_SEEK;
@@ -47,13 +64,18 @@ static __always_inline int classify(long nr)
 		return IOLENS_OP_MMAP;
 	case NR_getdents64:
 		return IOLENS_OP_READDIR;
-	case NR_fsync: case NR_fdatasync: case NR_sync_file_range:
+	case NR_fsync:
+	case NR_fdatasync:
+	case NR_sync_file_range:
 		return IOLENS_OP_SYNC;
-	case NR_sendfile: case NR_copy_file_range: case NR_splice:
+	case NR_sendfile:
+	case NR_copy_file_range:
+	case NR_splice:
 		return OP_COPY;
 	case NR_io_submit:
 		return IOLENS_BPF_OP_AIO_SUBMIT;
-	case NR_io_getevents: case NR_io_pgetevents:
+	case NR_io_getevents:
+	case NR_io_pgetevents:
 		return IOLENS_BPF_OP_AIO_REAP;
 	}
 	return -1;
@@ -62,7 +84,7 @@ static __always_inline int classify(long nr)
 /* An access() on a path under IOLENS_MARKER_PREFIX is a marker from the job
  * (epoch, step, end): emit it and report true. */
 static __always_inline bool emit_marker(struct iolens_thread_state *st, struct pt_regs *regs, long nr,
-					bool btf_regs)
+                                        bool btf_regs)
 {
 	const char prefix[IOLENS_MARKER_PREFIX_LEN + 1] = IOLENS_MARKER_PREFIX;
 	char head[IOLENS_MARKER_PREFIX_LEN];
@@ -151,11 +173,13 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 		st->copy_off_out = IOLENS_NO_OFFSET;
 		if (in_ptr && bpf_probe_read_user(&st->copy_off_in, sizeof(st->copy_off_in), (void *)in_ptr))
 			st->copy_off_in = IOLENS_NO_OFFSET;
-		if (out_ptr && bpf_probe_read_user(&st->copy_off_out, sizeof(st->copy_off_out), (void *)out_ptr))
+		if (out_ptr &&
+		    bpf_probe_read_user(&st->copy_off_out, sizeof(st->copy_off_out), (void *)out_ptr))
 			st->copy_off_out = IOLENS_NO_OFFSET;
 		st->copy_dst_ino = 0;
 		st->copy_dst_dev = 0;
-		if (iolens_file_info(iolens_fd_file((int)(nr == NR_sendfile ? st->args[0] : st->args[2])), &info)) {
+		if (iolens_file_info(iolens_fd_file((int)(nr == NR_sendfile ? st->args[0] : st->args[2])),
+		                     &info)) {
 			st->copy_dst_ino = info.ino;
 			st->copy_dst_dev = info.dev;
 		}
@@ -193,7 +217,7 @@ static __always_inline __u64 iov_total(__u64 uptr, __u64 count, __u8 *flags)
 }
 
 static __always_inline void emit_file_record(struct file *file, __u32 tgid, struct iolens_file_info *info,
-					     __u64 now)
+                                             __u64 now)
 {
 	__u32 zero = 0;
 	struct iolens_file_scratch *s = bpf_map_lookup_elem(&iolens_file_scratch_map, &zero);
@@ -230,8 +254,8 @@ struct call_info {
 /* The fields every syscall record has (the first IOLENS_SYSCALL_REC_V1_SIZE
  * bytes), written straight into the reserved ring-buffer space. */
 static __always_inline void fill_call(struct iolens_syscall_rec *rec, __u16 size, __u8 flags,
-				      struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
-				      const struct call_info *c)
+                                      struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
+                                      const struct call_info *c)
 {
 	bool has_file = flags & IOLENS_SC_HAS_FILE;
 
@@ -267,7 +291,7 @@ static __always_inline bool file_or_dir(int fd, struct call_info *c)
 	c->fd = fd;
 	c->filp = iolens_fd_file(fd);
 	return iolens_file_info(c->filp, &c->file) &&
-	       (iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode));
+		(iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode));
 }
 
 /* The file behind fd, whatever it is (the call counts either way). */
@@ -285,15 +309,18 @@ static __always_inline void rw_extent(struct iolens_thread_state *st, long ret, 
 	__u64 done = ret > 0 ? ret : 0;
 
 	switch (st->nr) {
-	case NR_read: case NR_write:
+	case NR_read:
+	case NR_write:
 		c->requested = st->args[2];
 		c->offset = c->file.pos - done;
 		break;
-	case NR_pread64: case NR_pwrite64:
+	case NR_pread64:
+	case NR_pwrite64:
 		c->requested = st->args[2];
 		c->offset = st->args[3];
 		break;
-	case NR_readv: case NR_writev:
+	case NR_readv:
+	case NR_writev:
 		c->requested = iov_total(st->args[1], st->args[2], &c->flags);
 		c->offset = c->file.pos - done;
 		break;
@@ -314,7 +341,8 @@ static __always_inline void opened_file(long ret, __u32 tgid, __u64 now, struct 
 		return;
 	c->fd = ret;
 	c->filp = iolens_fd_file(c->fd);
-	if (!iolens_file_info(c->filp, &c->file) || !(iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
+	if (!iolens_file_info(c->filp, &c->file) ||
+	    !(iolens_is_regular(c->file.mode) || iolens_is_dir(c->file.mode))) {
 		c->filp = NULL;
 		return;
 	}
@@ -354,7 +382,7 @@ static __always_inline void file_flags(struct call_info *c)
 /* A call's file, extent and flags, by class. False when it is not file I/O
  * (pipes, sockets, ttys, anonymous mappings): no record then. */
 static __always_inline bool decode_call(struct iolens_thread_state *st, long ret, __u32 tgid, __u64 now,
-					struct call_info *c)
+                                        struct call_info *c)
 {
 	switch (st->op) {
 	case IOLENS_OP_READ:
@@ -402,7 +430,7 @@ static __always_inline bool decode_call(struct iolens_thread_state *st, long ret
  * during the call (the usual cached read): the short record without those
  * fields, into the thread's batch (call_batch.bpf.h); else the full record. */
 static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret,
-				      const struct call_info *c)
+                                      const struct call_info *c)
 {
 	struct iolens_syscall_rec *rec;
 
@@ -411,11 +439,13 @@ static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_
 		rec = iolens_reserve(IOLENS_SYSCALL_REC_V1_SIZE);
 		if (!rec)
 			return;
-		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret, c);
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now,
+		          ret, c);
 		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
 #else
 		rec = iolens_batch_slot(st);
-		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now, ret, c);
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now,
+		          ret, c);
 #endif
 		return;
 	}
@@ -487,7 +517,7 @@ struct aio_walk {
 	__u64 cache_in_bytes, readahead_bytes, blocked_ns;
 	__u32 ra; /* ra_sync << 16 | ra_async */
 	__u32 tgid, tid;
-	__u32 n;  /* iocbs or events */
+	__u32 n; /* iocbs or events */
 };
 
 /* io_submit exit: iocb i of those the kernel took, kept with its file and
@@ -538,7 +568,8 @@ static __always_inline long aio_submit_one(__u32 i, struct aio_walk *w)
 /* One reaped iocb: its syscall record, submission to reaping. */
 static __always_inline void emit_aio(const struct iolens_aio_req *req, __u32 tgid, __u64 now, __s64 res)
 {
-	bool cache = req->cache_in_bytes | req->readahead_bytes | req->blocked_ns | req->ra_sync | req->ra_async;
+	bool cache =
+		req->cache_in_bytes | req->readahead_bytes | req->blocked_ns | req->ra_sync | req->ra_async;
 	struct iolens_syscall_rec *rec;
 
 	if (cache)
@@ -660,7 +691,8 @@ static __always_inline void aio_submitted(struct iolens_thread_state *st, __u64 
 
 static __always_inline void aio_reaped(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret)
 {
-	struct aio_walk w = {.uptr = st->args[3], .start_ns = now, .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+	struct aio_walk w = {
+		.uptr = st->args[3], .start_ns = now, .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
 
 	iolens_batch_flush(st); /* the thread's earlier calls first */
 	aio_walk(&w, ret, false);

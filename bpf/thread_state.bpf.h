@@ -31,22 +31,22 @@ struct iolens_thread_state {
 	__u64 args[6];
 	__u16 nr;
 	__u8 op;
-	__u8 active;         /* a classified syscall is in flight */
-	__u32 close_dev;     /* close: the file is gone by exit, so identify it at entry */
+	__u8 active;     /* a classified syscall is in flight */
+	__u32 close_dev; /* close: the file is gone by exit, so identify it at entry */
 	__u64 close_ino;
 	__u32 close_mode;
 	__u8 close_has_file;
-	__u8 fault_pending;  /* a file page fault began: fault_mapping, fault_index */
-	__u16 ra_sync;       /* readahead started during the syscall */
+	__u8 fault_pending; /* a file page fault began: fault_mapping, fault_index */
+	__u16 ra_sync;      /* readahead started during the syscall */
 	__u16 ra_async;
 	__u16 pad0;
 	__u32 pad1;
-	__u64 fault_mapping;   /* the faulting address_space */
-	__u64 fault_index;     /* and page index: a fault that brings it in is major */
-	__u64 cache_in_bytes;  /* pages brought in during the syscall */
-	__u64 readahead_bytes; /* ... after it started readahead */
-	__u64 blocked_ns;      /* uninterruptible off-CPU time during the syscall */
-	__u64 offcpu_since_ns; /* switched out uninterruptibly at this time, or 0 */
+	__u64 fault_mapping;        /* the faulting address_space */
+	__u64 fault_index;          /* and page index: a fault that brings it in is major */
+	__u64 cache_in_bytes;       /* pages brought in during the syscall */
+	__u64 readahead_bytes;      /* ... after it started readahead */
+	__u64 blocked_ns;           /* uninterruptible off-CPU time during the syscall */
+	__u64 offcpu_since_ns;      /* switched out uninterruptibly at this time, or 0 */
 	__u64 main_offcpu_since_ns; /* main thread: went to sleep at this time, or 0 */
 	__u32 main_offcpu_state;
 	__u32 pad2;
@@ -63,7 +63,7 @@ struct iolens_thread_state {
 	/* Syscall records waiting to go to the ring buffer together
 	 * (bpf/call_batch.bpf.h). Not in the legacy build, whose state lives
 	 * in a preallocated hash where 1 KiB a thread would cost 32 MiB. */
-	__u32 batch_len;     /* bytes of records in batch */
+	__u32 batch_len; /* bytes of records in batch */
 	__u32 batch_pad;
 	__u8 batch[IOLENS_CALL_BATCH_BYTES];
 #endif
@@ -107,9 +107,9 @@ struct {
 	__type(value, struct iolens_thread_state);
 } iolens_threads SEC(".maps");
 
-#define iolens_task_state(task, create)                                                   \
-	((struct iolens_thread_state *)bpf_task_storage_get(&iolens_threads, (task), 0,   \
-		(create) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0))
+#define iolens_task_state(task, create)                                                                      \
+	((struct iolens_thread_state *)bpf_task_storage_get(&iolens_threads, (task), 0,                      \
+	                                                    (create) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0))
 #define iolens_current_state(create) iolens_task_state(bpf_get_current_task_btf(), (create))
 #endif
 

@@ -5,6 +5,7 @@
 # (bpftrace, strace and time: the overhead benchmark's reference tracers,
 # tools/bench/run and docs/benchmarks.md; fio: the outside check of the
 # io_uring, AIO and syscall paths, tests/privileged/fio_check_test.cpp.)
+# (clang-format-14: the Format.Clean test.)
 # (libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes for clang-14,
 # tools/fuzz/run.sh; only recommended by clang, so named here.)
 # (qemu-system-x86 ... debian-archive-keyring: tools/kernel-matrix, which boots
@@ -17,7 +18,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-    build-essential cmake pkg-config clang llvm libclang-rt-14-dev \
+    build-essential cmake pkg-config clang llvm libclang-rt-14-dev clang-format-14 \
     libbpf-dev bpftool libelf-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
     strace bpftrace time fio \

@@ -66,10 +66,10 @@ enum iolens_pagecache_kind {
 /* struct iolens_pagecache_rec.flags */
 enum iolens_pagecache_flags {
 	IOLENS_PCF_MAJOR_FAULT = 1 << 0,  /* FAULT_IN: the first page brought in by a
-					   * file page fault (counts one major fault) */
+	                                   * file page fault (counts one major fault) */
 	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT: brought in by the traced job
-					   * during the capture and never accessed
-					   * (read ahead, or faulted around, unused) */
+	                                   * during the capture and never accessed
+	                                   * (read ahead, or faulted around, unused) */
 };
 
 /* struct iolens_block_rec.op */
@@ -120,7 +120,7 @@ enum iolens_syscall_flags {
 /* How a call's data reached its file (append-only; 2 bits of
  * iolens_syscall_rec.flags). Every path lands in the same class tables. */
 enum iolens_path {
-	IOLENS_PATH_SYSCALL = 0,  /* read, write, ... (the class's own syscalls) */
+	IOLENS_PATH_SYSCALL = 0, /* read, write, ... (the class's own syscalls) */
 	/* sendfile, copy_file_range, splice: one call is two records, a read of
 	 * the source file and a write of the destination, each charged to its
 	 * file (a side that is a pipe or a socket has no record). */
@@ -146,41 +146,48 @@ enum iolens_file_flags {
  *   - loss 1: each count is a record (or a syscall) that never reached the
  *     recording: shown in lost_detail and summed into lost_events.
  */
-#define IOLENS_COUNTERS(X)                                                                                          \
-	X(RECORDS, 0, "records", 0, "records submitted to the ring buffer")                                          \
-	X(RB_FULL, 1, "ring_buffer_full", 1, "a record could not be reserved: the consumer fell behind")             \
-	X(STATE_FAIL, 2, "no_thread_state", 1,                                                                        \
-	  "a syscall entry could not get its per-thread slot (task storage, or the legacy build's hash)")             \
-	X(PID_RANGE, 3, "pid_above_bitmap", 1,                                                                        \
-	  "a new tracked process had a pid above `pid_max` at load time (the name predates the one-byte-per-pid set)") \
-	X(PATH_TRUNC, 4, "path_truncated", 0, "file paths cut short: the walk stopped early, the path is a suffix")   \
-	X(BLOCK_UNMATCHED, 5, "block_issued_before_start", 0,                                                         \
-	  "block completions whose issue was not seen (issued before tracing started)")                               \
-	X(INODE_MAP_FULL, 6, "inode_watch_full", 1,                                                                   \
-	  "a traced file could not join the eviction watch list (65,536 files): evictions of its pages are not seen") \
-	/* Ring-buffer bytes this CPU produced: the producers decide when to wake    \
-	 * the consumer from it instead of asking the ring how much is unread,      \
-	 * which costs a cache miss on the consumer's position. */                  \
-	X(RB_BYTES, 7, "ring_bytes", 0, "ring-buffer bytes produced (the producers' wake-up schedule)")              \
-	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                            \
-	  "a block request could not be traced: the in-flight request map (16,384) was full when it was issued")   \
-	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                           \
-	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map was full)") \
-	X(AIO_UNMATCHED, 10, "aio_event_unmatched", 0,                                                               \
-	  "AIO completions (io_events) whose io_submit was not seen: submitted before tracing began")                 \
-	X(AIO_MAP_FULL, 11, "aio_request_map_full", 1,                                                               \
-	  "an AIO request could not be followed: the in-flight map (65,536) was full when it was submitted")        \
-	X(AIO_BATCH_CUT, 12, "aio_batch_cut", 1,                                                                     \
-	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before 5.17): not followed") \
-	X(IOU_MAP_FULL, 13, "io_uring_request_map_full", 1,                                                          \
-	  "an io_uring request could not be followed: the in-flight map (65,536) was full when it was submitted")
+#define IOLENS_COUNTERS(X)                                                                                   \
+	X(RECORDS, 0, "records", 0, "records submitted to the ring buffer")                                  \
+	X(RB_FULL, 1, "ring_buffer_full", 1, "a record could not be reserved: the consumer fell behind")     \
+	X(STATE_FAIL, 2, "no_thread_state", 1,                                                               \
+	  "a syscall entry could not get its per-thread slot (task storage, or the legacy build's hash)")    \
+	X(PID_RANGE, 3, "pid_above_bitmap", 1,                                                               \
+	  "a new tracked process had a pid above `pid_max` at load time (the name predates the "             \
+	  "one-byte-per-pid set)")                                                                           \
+	X(PATH_TRUNC, 4, "path_truncated", 0,                                                                \
+	  "file paths cut short: the walk stopped early, the path is a suffix")                              \
+	X(BLOCK_UNMATCHED, 5, "block_issued_before_start", 0,                                                \
+	  "block completions whose issue was not seen (issued before tracing started)")                      \
+	X(INODE_MAP_FULL, 6, "inode_watch_full", 1,                                                          \
+	  "a traced file could not join the eviction watch list (65,536 files): evictions of its pages are " \
+	  "not seen")                                                                                        \
+	/* Ring-buffer bytes this CPU produced: the producers decide when to wake                            \
+	 * the consumer from it instead of asking the ring how much is unread,                               \
+	 * which costs a cache miss on the consumer's position. */                                           \
+	X(RB_BYTES, 7, "ring_bytes", 0, "ring-buffer bytes produced (the producers' wake-up schedule)")      \
+	X(BLOCK_REQ_FULL, 8, "block_request_map_full", 1,                                                    \
+	  "a block request could not be traced: the in-flight request map (16,384) was full when it was "    \
+	  "issued")                                                                                          \
+	X(BLOCK_MAP_FAIL, 9, "block_map_update_failed", 0,                                                   \
+	  "a block request's submitter, insert time or queue depth could not be kept (a block-layer map "    \
+	  "was full)")                                                                                       \
+	X(AIO_UNMATCHED, 10, "aio_event_unmatched", 0,                                                       \
+	  "AIO completions (io_events) whose io_submit was not seen: submitted before tracing began")        \
+	X(AIO_MAP_FULL, 11, "aio_request_map_full", 1,                                                       \
+	  "an AIO request could not be followed: the in-flight map (65,536) was full when it was submitted") \
+	X(AIO_BATCH_CUT, 12, "aio_batch_cut", 1,                                                             \
+	  "iocbs or io_events of one io_submit or io_getevents call past the first 65,536 (64 before "       \
+	  "5.17): not followed")                                                                             \
+	X(IOU_MAP_FULL, 13, "io_uring_request_map_full", 1,                                                  \
+	  "an io_uring request could not be followed: the in-flight map (65,536) was full when it was "      \
+	  "submitted")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,
 	IOLENS_COUNTERS(IOLENS_COUNTER_ENUM)
 #undef IOLENS_COUNTER_ENUM
 #define IOLENS_COUNTER_ONE(id, value, name, loss, meaning) +1
-	IOLENS_CNT_COUNT = 0 IOLENS_COUNTERS(IOLENS_COUNTER_ONE),
+		IOLENS_CNT_COUNT = 0 IOLENS_COUNTERS(IOLENS_COUNTER_ONE),
 #undef IOLENS_COUNTER_ONE
 };
 
@@ -271,7 +278,7 @@ struct iolens_pagecache_rec {
 	__u8 flags; /* enum iolens_pagecache_flags */
 	__u16 pad0;
 	__u32 pid; /* tgid of the tracked process (FAULT_IN), or of the process
-		    * that first opened the file (EVICT) */
+	            * that first opened the file (EVICT) */
 	__u32 tid; /* the thread that faulted; for EVICT the evicting task */
 	__u32 dev;
 	__u32 pad1;
@@ -329,7 +336,8 @@ struct iolens_offcpu_rec {
 #endif
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_rec_hdr) == 4, "rec_hdr size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 104, "syscall_rec size");
-IOLENS_STATIC_ASSERT(__builtin_offsetof(struct iolens_syscall_rec, cache_in_bytes) == IOLENS_SYSCALL_REC_V1_SIZE,
+IOLENS_STATIC_ASSERT(__builtin_offsetof(struct iolens_syscall_rec, cache_in_bytes) ==
+                             IOLENS_SYSCALL_REC_V1_SIZE,
                      "the short syscall record ends where the page-cache fields begin");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 56, "pagecache_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_block_rec) == 56, "block_rec size");

@@ -14,20 +14,21 @@ constexpr uint64_t kSize = 256 * 1024;
 
 class DataPaths : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
         src = dir / "src.bin";
         dst = dir / "dst.bin";
-        ASSERT_EQ(run({workload_bin(), "make-file", "--file", src, "--size", std::to_string(kSize)}).exit_status, 0);
+        ASSERT_EQ(
+            run({workload_bin(), "make-file", "--file", src, "--size", std::to_string(kSize)}).exit_status,
+            0);
     }
     // Records argv; each run into its own files (rec<N>.iolens, report<N>.json).
-    nlohmann::json record(const std::vector<std::string>& argv, const std::vector<std::string>& options = {})
-    {
+    nlohmann::json record(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& options = {}) {
         const std::string n = std::to_string(++runs);
-        std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / ("rec" + n + ".iolens"), "--json",
-                                        dir / ("report" + n + ".json")};
+        std::vector<std::string> cmd = {iolens_bin(), "record",
+                                        "-o",         dir / ("rec" + n + ".iolens"),
+                                        "--json",     dir / ("report" + n + ".json")};
         cmd.insert(cmd.end(), options.begin(), options.end());
         cmd.push_back("--");
         cmd.insert(cmd.end(), argv.begin(), argv.end());
@@ -36,19 +37,16 @@ protected:
         return load_json(dir / ("report" + n + ".json"));
     }
     int runs = 0;
-    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path)
-    {
+    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path) {
         for (const auto& f : report["files"])
-            if (f["path"] == path)
-                return f;
+            if (f["path"] == path) return f;
         ADD_FAILURE() << "no file " << path << " in the report";
         return nlohmann::json::object();
     }
     // A copy of kSize bytes: read from src and written to dst, each charged
     // to its own file, all of it marked as copy calls. calls: per side (0:
     // not checked, for tools whose call count is theirs to choose).
-    void expect_copy(const nlohmann::json& j, uint64_t calls)
-    {
+    void expect_copy(const nlohmann::json& j, uint64_t calls) {
         EXPECT_EQ(j["capture"]["lost_events"], 0);
         const auto& copy = j["paths"]["copy"];
         ASSERT_TRUE(copy.is_object()) << j["paths"];
@@ -58,7 +56,8 @@ protected:
             EXPECT_EQ(copy["read"]["calls"], calls);
             EXPECT_EQ(copy["write"]["calls"], calls);
             EXPECT_EQ(j["totals"]["read"]["calls"].get<uint64_t>(),
-                      calls + j["paths"].value("syscall", nlohmann::json::object())
+                      calls + j["paths"]
+                                  .value("syscall", nlohmann::json::object())
                                   .value("read", nlohmann::json::object())
                                   .value("calls", uint64_t{0}));
         }
@@ -76,8 +75,7 @@ protected:
     RunResult last;
 };
 
-TEST_F(DataPaths, SendfileIsAReadOfTheSourceAndAWriteOfTheDestination)
-{
+TEST_F(DataPaths, SendfileIsAReadOfTheSourceAndAWriteOfTheDestination) {
     auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile"});
     expect_copy(j, kSize / 65536);
     // The workload's only reads and writes are its copy calls.
@@ -89,8 +87,7 @@ TEST_F(DataPaths, SendfileIsAReadOfTheSourceAndAWriteOfTheDestination)
     EXPECT_EQ(file_entry(j, dst)["sequential"], kSize / 65536);
 }
 
-TEST_F(DataPaths, SendfileWithAnOffsetPointer)
-{
+TEST_F(DataPaths, SendfileWithAnOffsetPointer) {
     auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile", "--offsets",
                      "--chunk", "16k"});
     expect_copy(j, kSize / 16384);
@@ -98,8 +95,7 @@ TEST_F(DataPaths, SendfileWithAnOffsetPointer)
     EXPECT_EQ(file_entry(j, src)["random"], 0);
 }
 
-TEST_F(DataPaths, CopyFileRange)
-{
+TEST_F(DataPaths, CopyFileRange) {
     auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "copy_file_range"});
     expect_copy(j, kSize / 65536);
     EXPECT_EQ(j["totals"]["write"]["calls"], kSize / 65536);
@@ -110,8 +106,7 @@ TEST_F(DataPaths, CopyFileRange)
     EXPECT_EQ(file_entry(j2, dst)["sequential"], 3);
 }
 
-TEST_F(DataPaths, SpliceThroughAPipeChargesEachFileOnce)
-{
+TEST_F(DataPaths, SpliceThroughAPipeChargesEachFileOnce) {
     // Two splices per chunk: file -> pipe is the read, pipe -> file the
     // write; the pipe side of each has no record.
     auto j = record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "splice"});
@@ -121,25 +116,20 @@ TEST_F(DataPaths, SpliceThroughAPipeChargesEachFileOnce)
     EXPECT_EQ(j["totals"]["close"]["calls"], 4);
 }
 
-TEST_F(DataPaths, CoreutilsCp)
-{
-    if (access("/usr/bin/cp", X_OK) != 0)
-        GTEST_SKIP() << "no /usr/bin/cp";
+TEST_F(DataPaths, CoreutilsCp) {
+    if (access("/usr/bin/cp", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/cp";
     auto j = record({"/usr/bin/cp", src, dst});
     expect_copy(j, 0);
 }
 
-TEST_F(DataPaths, PythonShutilCopyfile)
-{
-    if (access("/usr/bin/python3", X_OK) != 0)
-        GTEST_SKIP() << "no /usr/bin/python3";
-    auto j = record({"/usr/bin/python3", "-c", "import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])", src,
-                     dst});
+TEST_F(DataPaths, PythonShutilCopyfile) {
+    if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+    auto j = record({"/usr/bin/python3", "-c",
+                     "import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])", src, dst});
     expect_copy(j, 0);
 }
 
-TEST_F(DataPaths, TerminalReportMarksCopyCalls)
-{
+TEST_F(DataPaths, TerminalReportMarksCopyCalls) {
     record({workload_bin(), "copy", "--src", src, "--dst", dst, "--via", "sendfile"});
     auto r = run({iolens_bin(), "report", dir / "rec1.iolens"});
     ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -153,8 +143,7 @@ class Aio : public DataPaths {
 protected:
     // The workload's AIO requests: n of `chunk` bytes on src, and nothing
     // else of that class.
-    void expect_aio(const nlohmann::json& j, const char* op, uint64_t n, uint64_t chunk)
-    {
+    void expect_aio(const nlohmann::json& j, const char* op, uint64_t n, uint64_t chunk) {
         EXPECT_EQ(j["capture"]["lost_events"], 0);
         EXPECT_EQ(j["capture"]["kernel_counters"]["aio_event_unmatched"], 0);
         const auto& aio = j["paths"]["aio"][op];
@@ -174,14 +163,12 @@ protected:
     }
 };
 
-TEST_F(Aio, BufferedReadsEachCountOnce)
-{
+TEST_F(Aio, BufferedReadsEachCountOnce) {
     auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "4096", "--depth", "8"});
     expect_aio(j, "read", kSize / 4096, 4096);
 }
 
-TEST_F(Aio, DirectReadsAreTheirProcessesBlockBytes)
-{
+TEST_F(Aio, DirectReadsAreTheirProcessesBlockBytes) {
     auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "16384", "--depth", "16", "--direct"});
     expect_aio(j, "read", kSize / 16384, 16384);
     ASSERT_EQ(j["processes"].size(), 1u);
@@ -191,8 +178,7 @@ TEST_F(Aio, DirectReadsAreTheirProcessesBlockBytes)
     EXPECT_LE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kSize + 64 * 1024);
 }
 
-TEST_F(Aio, TheLegacyBuildFollowsBatchesOf64)
-{
+TEST_F(Aio, TheLegacyBuildFollowsBatchesOf64) {
     // Kernels before 5.11 (the legacy build) have no bpf_loop: at most 64
     // iocbs per io_submit are followed, in an unrolled loop.
     auto j = record({workload_bin(), "aio", "--file", src, "--chunk", "4096", "--depth", "64"},
@@ -200,10 +186,9 @@ TEST_F(Aio, TheLegacyBuildFollowsBatchesOf64)
     expect_aio(j, "read", kSize / 4096, 4096);
 }
 
-TEST_F(Aio, DirectWritesAndAFullBatch)
-{
-    auto j = record({workload_bin(), "aio", "--file", src, "--op", "write", "--chunk", "4096", "--depth", "64",
-                     "--direct"});
+TEST_F(Aio, DirectWritesAndAFullBatch) {
+    auto j = record({workload_bin(), "aio", "--file", src, "--op", "write", "--chunk", "4096", "--depth",
+                     "64", "--direct"});
     expect_aio(j, "write", kSize / 4096, 4096);
 }
 
@@ -212,15 +197,13 @@ TEST_F(Aio, DirectWritesAndAFullBatch)
 class IoUring : public DataPaths {
 protected:
     // Whether the io_uring probes attached (kernel 6.4+); the reason if not.
-    static std::string missing(const nlohmann::json& j)
-    {
+    static std::string missing(const nlohmann::json& j) {
         for (const auto& p : j["capture"]["probes"])
             if (p["name"] == "io_uring")
                 return p["attached"].get<bool>() ? "" : p["reason"].get<std::string>();
         return "no io_uring probe family in the recording";
     }
-    void expect_uring(const nlohmann::json& j, const char* op, uint64_t n, uint64_t chunk)
-    {
+    void expect_uring(const nlohmann::json& j, const char* op, uint64_t n, uint64_t chunk) {
         EXPECT_EQ(j["capture"]["lost_events"], 0);
         const auto& u = j["paths"]["io_uring"][op];
         ASSERT_TRUE(u.is_object()) << j["paths"];
@@ -242,19 +225,16 @@ protected:
     }
 };
 
-TEST_F(IoUring, BufferedReadsEachCountOnce)
-{
+TEST_F(IoUring, BufferedReadsEachCountOnce) {
     auto j = record({workload_bin(), "uring", "--file", src, "--chunk", "4096", "--depth", "8"});
-    if (auto why = missing(j); !why.empty())
-        GTEST_SKIP() << "io_uring probes not attached: " << why;
+    if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
     expect_uring(j, "read", kSize / 4096, 4096);
 }
 
-TEST_F(IoUring, DirectReadsAreTheirProcessesBlockBytes)
-{
-    auto j = record({workload_bin(), "uring", "--file", src, "--chunk", "16384", "--depth", "16", "--direct"});
-    if (auto why = missing(j); !why.empty())
-        GTEST_SKIP() << "io_uring probes not attached: " << why;
+TEST_F(IoUring, DirectReadsAreTheirProcessesBlockBytes) {
+    auto j =
+        record({workload_bin(), "uring", "--file", src, "--chunk", "16384", "--depth", "16", "--direct"});
+    if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
     expect_uring(j, "read", kSize / 16384, 16384);
     ASSERT_EQ(j["processes"].size(), 1u);
     // Every byte read from the disk for the file, plus at most a little
@@ -263,12 +243,10 @@ TEST_F(IoUring, DirectReadsAreTheirProcessesBlockBytes)
     EXPECT_LE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kSize + 64 * 1024);
 }
 
-TEST_F(IoUring, WritesToAFixedFileResolveToItsPath)
-{
-    auto j = record({workload_bin(), "uring", "--file", src, "--op", "write", "--chunk", "8192", "--depth", "32",
-                     "--fixed"});
-    if (auto why = missing(j); !why.empty())
-        GTEST_SKIP() << "io_uring probes not attached: " << why;
+TEST_F(IoUring, WritesToAFixedFileResolveToItsPath) {
+    auto j = record({workload_bin(), "uring", "--file", src, "--op", "write", "--chunk", "8192", "--depth",
+                     "32", "--fixed"});
+    if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
     expect_uring(j, "write", kSize / 8192, 8192);
 }
 

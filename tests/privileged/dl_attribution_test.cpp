@@ -14,16 +14,13 @@ namespace {
 
 class DlAttribution : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     }
     nlohmann::json record(const std::vector<std::string>& argv, const std::string& name = "r",
-                          const std::vector<std::string>& options = {})
-    {
-        std::vector<std::string> cmd = {iolens_bin(), "record", "-f", "-o", dir / (name + ".iolens"), "--json",
-                                        dir / (name + ".json")};
+                          const std::vector<std::string>& options = {}) {
+        std::vector<std::string> cmd = {
+            iolens_bin(), "record", "-f", "-o", dir / (name + ".iolens"), "--json", dir / (name + ".json")};
         cmd.insert(cmd.end(), options.begin(), options.end());
         cmd.push_back("--");
         cmd.insert(cmd.end(), argv.begin(), argv.end());
@@ -33,37 +30,31 @@ protected:
         EXPECT_EQ(j["capture"]["lost_events"], 0);
         return j;
     }
-    void make_dataset(int files, int size)
-    {
+    void make_dataset(int files, int size) {
         ASSERT_EQ(run({workload_bin(), "make-dataset", "--dir", dir / "ds", "--files", std::to_string(files),
                        "--size", std::to_string(size)})
                       .exit_status,
                   0);
     }
-    static const nlohmann::json* rank(const nlohmann::json& j, int r)
-    {
+    static const nlohmann::json* rank(const nlohmann::json& j, int r) {
         for (const auto& x : j["ranks"])
-            if (x["rank"] == r)
-                return &x;
+            if (x["rank"] == r) return &x;
         return nullptr;
     }
-    static bool has_finding(const nlohmann::json& j, const std::string& id)
-    {
+    static bool has_finding(const nlohmann::json& j, const std::string& id) {
         for (const auto& f : j["findings"])
-            if (f["id"] == id)
-                return true;
+            if (f["id"] == id) return true;
         return false;
     }
     TempDir dir;
 };
 
-TEST_F(DlAttribution, RanksComeFromTheEnvironmentAndWorkersBelongToTheirRank)
-{
+TEST_F(DlAttribution, RanksComeFromTheEnvironmentAndWorkersBelongToTheirRank) {
     const int files = 24, size = 65536, ranks = 2, workers = 2, epochs = 2;
     make_dataset(files, size);
     auto j = record({workload_bin(), "ranks", "--dir", dir / "ds", "--files", std::to_string(files), "--size",
-                     std::to_string(size), "--ranks", std::to_string(ranks), "--workers", std::to_string(workers),
-                     "--epochs", std::to_string(epochs), "--compute-us", "20"});
+                     std::to_string(size), "--ranks", std::to_string(ranks), "--workers",
+                     std::to_string(workers), "--epochs", std::to_string(epochs), "--compute-us", "20"});
     // Rank r reads the files i with i % ranks == r, each in 2 reads (one of
     // 65536 bytes, one at EOF), every epoch, through its forked workers.
     const uint64_t per_rank_files = files / ranks;
@@ -81,26 +72,43 @@ TEST_F(DlAttribution, RanksComeFromTheEnvironmentAndWorkersBelongToTheirRank)
     }
 }
 
-TEST_F(DlAttribution, AStragglerRankIsNamed)
-{
+TEST_F(DlAttribution, AStragglerRankIsNamed) {
     // Rank 1 loads each of its samples 4 times: 4x the bytes of rank 0.
     const int files = 24, size = 4 << 20;
     make_dataset(files, size);
-    auto j = record({workload_bin(), "ranks", "--dir", dir / "ds", "--files", std::to_string(files), "--size",
-                     std::to_string(size), "--ranks", "2", "--workers", "2", "--epochs", "1", "--read-size",
-                     "1048576", "--compute-us", "10", "--straggler", "1", "--straggler-factor", "4"});
+    auto j = record({workload_bin(),
+                     "ranks",
+                     "--dir",
+                     dir / "ds",
+                     "--files",
+                     std::to_string(files),
+                     "--size",
+                     std::to_string(size),
+                     "--ranks",
+                     "2",
+                     "--workers",
+                     "2",
+                     "--epochs",
+                     "1",
+                     "--read-size",
+                     "1048576",
+                     "--compute-us",
+                     "10",
+                     "--straggler",
+                     "1",
+                     "--straggler-factor",
+                     "4"});
     const auto* r0 = rank(j, 0);
     const auto* r1 = rank(j, 1);
     ASSERT_TRUE(r0 && r1);
-    EXPECT_EQ((*r1)["ops"]["read"]["bytes"].get<uint64_t>(), 4 * (*r0)["ops"]["read"]["bytes"].get<uint64_t>());
+    EXPECT_EQ((*r1)["ops"]["read"]["bytes"].get<uint64_t>(),
+              4 * (*r0)["ops"]["read"]["bytes"].get<uint64_t>());
     ASSERT_TRUE(has_finding(j, "rank_imbalance"));
     for (const auto& f : j["findings"])
-        if (f["id"] == "rank_imbalance")
-            EXPECT_EQ(f["evidence"]["straggler_rank"], 1) << f.dump();
+        if (f["id"] == "rank_imbalance") EXPECT_EQ(f["evidence"]["straggler_rank"], 1) << f.dump();
 }
 
-TEST_F(DlAttribution, EpochsFromMarkers)
-{
+TEST_F(DlAttribution, EpochsFromMarkers) {
     const int files = 30, size = 100000, epochs = 3;
     make_dataset(files, size);
     auto j = record({workload_bin(), "dl", "--dir", dir / "ds", "--files", std::to_string(files), "--size",
@@ -120,18 +128,20 @@ TEST_F(DlAttribution, EpochsFromMarkers)
     EXPECT_EQ(j["totals"]["stat"]["errors"], 0);
 }
 
-TEST_F(DlAttribution, EpochsAreInferredWithoutMarkersDespiteShuffling)
-{
+TEST_F(DlAttribution, EpochsAreInferredWithoutMarkersDespiteShuffling) {
     const int files = 30, size = 100000, epochs = 3;
     make_dataset(files, size);
     const uint64_t reads_per_file = (size + 65535) / 65536 + 1;
     for (bool persistent : {false, true}) {
         SCOPED_TRACE(persistent ? "persistent workers" : "workers respawned each epoch");
-        std::vector<std::string> argv = {workload_bin(), "dl", "--dir", dir / "ds", "--files", std::to_string(files),
-                                         "--size", std::to_string(size), "--epochs", std::to_string(epochs),
-                                         "--workers", "3", "--compute-us", "20"};
-        if (persistent)
-            argv.push_back("--persistent-workers");
+        std::vector<std::string> argv = {workload_bin(), "dl",
+                                         "--dir",        dir / "ds",
+                                         "--files",      std::to_string(files),
+                                         "--size",       std::to_string(size),
+                                         "--epochs",     std::to_string(epochs),
+                                         "--workers",    "3",
+                                         "--compute-us", "20"};
+        if (persistent) argv.push_back("--persistent-workers");
         auto j = record(argv, persistent ? "p" : "r");
         ASSERT_EQ(j["epochs"].size(), size_t(epochs));
         for (const auto& ep : j["epochs"]) {
@@ -141,17 +151,18 @@ TEST_F(DlAttribution, EpochsAreInferredWithoutMarkersDespiteShuffling)
     }
 }
 
-TEST_F(DlAttribution, AMainThreadThatReadsStallsAndAPrefetcherDoesNot)
-{
+TEST_F(DlAttribution, AMainThreadThatReadsStallsAndAPrefetcherDoesNot) {
     // O_DIRECT makes every read a device round trip (~0.1 ms here), whatever
     // the host caches behind the virtual disk, so the two loops are
     // unambiguous: one spends most of its time in its own reads (20 us of
     // compute per 32 KiB read), the other computes 500 us per item while a
     // prefetch thread with a 16-deep queue reads far faster than that.
     const std::string file = dir / "data.bin";
-    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(128 << 20)}).exit_status, 0);
-    const std::vector<std::string> common = {workload_bin(), "stall", "--file", file, "--count", "4096",
-                                             "--size", "32768", "--direct"};
+    ASSERT_EQ(
+        run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(128 << 20)}).exit_status,
+        0);
+    const std::vector<std::string> common = {workload_bin(), "stall",  "--file", file,      "--count",
+                                             "4096",         "--size", "32768",  "--direct"};
     auto stall_argv = common;
     stall_argv.insert(stall_argv.end(), {"--compute-us", "20"});
     auto stall = record(stall_argv, "stall");
@@ -171,10 +182,11 @@ TEST_F(DlAttribution, AMainThreadThatReadsStallsAndAPrefetcherDoesNot)
     EXPECT_FALSE(has_finding(stall, "readahead_waste"));  // O_DIRECT: no page cache at all
 }
 
-TEST_F(DlAttribution, SmallRandomReadsAreFlagged)
-{
+TEST_F(DlAttribution, SmallRandomReadsAreFlagged) {
     const std::string file = dir / "data.bin";
-    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(16 << 20)}).exit_status, 0);
+    ASSERT_EQ(
+        run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(16 << 20)}).exit_status,
+        0);
     auto j = record({workload_bin(), "small-random", "--file", file, "--count", "20000"});
     EXPECT_TRUE(has_finding(j, "small_reads"));
     EXPECT_TRUE(has_finding(j, "random_access"));
@@ -185,26 +197,24 @@ TEST_F(DlAttribution, SmallRandomReadsAreFlagged)
     }
 }
 
-TEST_F(DlAttribution, ACleanPipelineIsNotFlaggedForRandomOrSmallReads)
-{
+TEST_F(DlAttribution, ACleanPipelineIsNotFlaggedForRandomOrSmallReads) {
     make_dataset(16, 4 << 20);
-    auto j = record({workload_bin(), "dl", "--dir", dir / "ds", "--files", "16", "--size", std::to_string(4 << 20),
-                     "--epochs", "2", "--workers", "2", "--read-size", "1048576", "--compute-us", "10"});
+    auto j =
+        record({workload_bin(), "dl", "--dir", dir / "ds", "--files", "16", "--size", std::to_string(4 << 20),
+                "--epochs", "2", "--workers", "2", "--read-size", "1048576", "--compute-us", "10"});
     EXPECT_FALSE(has_finding(j, "random_access"));
     EXPECT_FALSE(has_finding(j, "small_reads"));
     EXPECT_FALSE(has_finding(j, "checkpoint_stall"));
 }
 
-TEST_F(DlAttribution, CheckpointFsyncsThatBlockTheMainThreadAreFlagged)
-{
+TEST_F(DlAttribution, CheckpointFsyncsThatBlockTheMainThreadAreFlagged) {
     auto j = record({workload_bin(), "checkpoint", "--dir", dir.path(), "--epochs", "3", "--size",
                      std::to_string(32 << 20), "--compute-us", "1000"});
     EXPECT_EQ(j["totals"]["sync"]["calls"], 3);
     EXPECT_TRUE(has_finding(j, "checkpoint_stall"));
 }
 
-TEST_F(DlAttribution, ADatasetLargerThanTheJobsMemoryKeepsMissingInLaterEpochs)
-{
+TEST_F(DlAttribution, ADatasetLargerThanTheJobsMemoryKeepsMissingInLaterEpochs) {
     // A memory cgroup (v1 here) limits what the job may cache: the 96 MiB
     // dataset cannot stay cached under a 40 MiB limit.
     const std::string cg = "/sys/fs/cgroup/memory/iolens-test-" + std::to_string(getpid());
@@ -223,11 +233,11 @@ TEST_F(DlAttribution, ADatasetLargerThanTheJobsMemoryKeepsMissingInLaterEpochs)
     EXPECT_TRUE(has_finding(j, "dataset_exceeds_cache"));
 }
 
-TEST_F(DlAttribution, AWarmDatasetIsNotFlaggedAsExceedingTheCache)
-{
+TEST_F(DlAttribution, AWarmDatasetIsNotFlaggedAsExceedingTheCache) {
     make_dataset(8, 1 << 20);
-    auto j = record({workload_bin(), "dl", "--dir", dir / "ds", "--files", "8", "--size", std::to_string(1 << 20),
-                     "--epochs", "3", "--workers", "2", "--markers", "--compute-us", "10"});
+    auto j =
+        record({workload_bin(), "dl", "--dir", dir / "ds", "--files", "8", "--size", std::to_string(1 << 20),
+                "--epochs", "3", "--workers", "2", "--markers", "--compute-us", "10"});
     ASSERT_EQ(j["epochs"].size(), 3u);
     EXPECT_GT(j["epochs"][1]["page_cache"]["hit_ratio"].get<double>(), 0.9);
     EXPECT_FALSE(has_finding(j, "dataset_exceeds_cache"));
@@ -235,8 +245,7 @@ TEST_F(DlAttribution, AWarmDatasetIsNotFlaggedAsExceedingTheCache)
 
 // A real PyTorch job: torchvision ImageFolder of generated JPEGs, DataLoader
 // with num_workers=2, 2 epochs, no markers, RANK=0 in its environment.
-TEST_F(DlAttribution, RealPyTorchJobEpochsAreInferredAndWorkersFoldIntoTheRank)
-{
+TEST_F(DlAttribution, RealPyTorchJobEpochsAreInferredAndWorkersFoldIntoTheRank) {
     if (access("/usr/lib/python3/dist-packages/torch", F_OK) != 0 ||
         access("/usr/lib/python3/dist-packages/torchvision", F_OK) != 0)
         GTEST_SKIP() << "python3-torch and python3-torchvision (Debian packages) are not installed";
@@ -244,11 +253,10 @@ TEST_F(DlAttribution, RealPyTorchJobEpochsAreInferredAndWorkersFoldIntoTheRank)
     // Generate the images first, untraced, so the recording holds only training.
     auto gen = run({"/usr/bin/python3", script, "--data", dir / "images", "--images", "64", "--epochs", "0"});
     ASSERT_EQ(gen.exit_status, 0) << gen.err;
-    auto j = record({"/usr/bin/env", "RANK=0", "/usr/bin/python3", script, "--data", dir / "images", "--images", "64",
-                     "--epochs", "2"});
+    auto j = record({"/usr/bin/env", "RANK=0", "/usr/bin/python3", script, "--data", dir / "images",
+                     "--images", "64", "--epochs", "2"});
     ASSERT_EQ(j["epochs"].size(), 2u) << j["epochs"].dump();
-    for (const auto& ep : j["epochs"])
-        EXPECT_EQ(ep["source"], "inferred");
+    for (const auto& ep : j["epochs"]) EXPECT_EQ(ep["source"], "inferred");
     ASSERT_EQ(j["ranks"].size(), 1u);
     EXPECT_EQ(j["ranks"][0]["rank"], 0);
     EXPECT_EQ(j["ranks"][0]["rank_source"], "RANK");

@@ -9,15 +9,12 @@ namespace iolens::test {
 namespace {
 
 // Records the known workload with a forced hook kind or BPF build.
-nlohmann::json record_known(const TempDir& dir, const std::string& hook, const std::string& variant = "")
-{
+nlohmann::json record_known(const TempDir& dir, const std::string& hook, const std::string& variant = "") {
     const std::string tag = hook + variant;
-    std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / (tag + ".iolens"), "--json",
+    std::vector<std::string> cmd = {iolens_bin(),         "record", "-o", dir / (tag + ".iolens"), "--json",
                                     dir / (tag + ".json")};
-    if (!hook.empty())
-        cmd.insert(cmd.end(), {"--force-hook", hook});
-    if (!variant.empty())
-        cmd.insert(cmd.end(), {"--force-variant", variant});
+    if (!hook.empty()) cmd.insert(cmd.end(), {"--force-hook", hook});
+    if (!variant.empty()) cmd.insert(cmd.end(), {"--force-variant", variant});
     cmd.insert(cmd.end(), {"--", workload_bin(), "known", "--dir", dir / ("d-" + tag)});
     auto r = run(cmd);
     EXPECT_EQ(r.exit_status, 0) << r.err;
@@ -25,8 +22,7 @@ nlohmann::json record_known(const TempDir& dir, const std::string& hook, const s
 }
 
 // The BPF build each family was loaded from: "[direct]" at the end of its hook.
-std::string variant_of(const nlohmann::json& report, const std::string& family)
-{
+std::string variant_of(const nlohmann::json& report, const std::string& family) {
     for (const auto& p : report["capture"]["probes"])
         if (p["name"] == family) {
             const std::string hook = p["hook"];
@@ -37,8 +33,7 @@ std::string variant_of(const nlohmann::json& report, const std::string& family)
 }
 
 // The parts of a report that do not depend on timing, pids or paths.
-nlohmann::json comparable(const nlohmann::json& report)
-{
+nlohmann::json comparable(const nlohmann::json& report) {
     nlohmann::json out;
     for (const auto& [op, stats] : report["totals"].items())
         out[op] = {stats["calls"], stats["errors"], stats["bytes"], stats["requested_bytes"],
@@ -49,10 +44,8 @@ nlohmann::json comparable(const nlohmann::json& report)
     return out;
 }
 
-TEST(FallbackHooks, RawTracepointsCountExactlyWhatBtfTracepointsCount)
-{
-    if (!is_root())
-        GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+TEST(FallbackHooks, RawTracepointsCountExactlyWhatBtfTracepointsCount) {
+    if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     TempDir dir;
     auto btf = record_known(dir, "tp_btf");
     auto raw = record_known(dir, "raw_tp");
@@ -75,10 +68,8 @@ TEST(FallbackHooks, RawTracepointsCountExactlyWhatBtfTracepointsCount)
 // The builds for older kernels (task storage but no bpf_rdonly_cast: 5.11 to
 // 6.1; no task storage at all: 5.8 to 5.10) run here when forced, and must
 // count what the preferred build counts, page cache and blocked time included.
-TEST(FallbackHooks, OlderKernelBuildsCountExactlyWhatTheDirectBuildCounts)
-{
-    if (!is_root())
-        GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+TEST(FallbackHooks, OlderKernelBuildsCountExactlyWhatTheDirectBuildCounts) {
+    if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     TempDir dir;
     auto direct = record_known(dir, "", "direct");
     auto standard = record_known(dir, "", "standard");
@@ -89,8 +80,7 @@ TEST(FallbackHooks, OlderKernelBuildsCountExactlyWhatTheDirectBuildCounts)
     }
     EXPECT_EQ(variant_of(direct, "syscalls"), "direct");
     for (const auto* r : {&direct, &standard, &legacy})
-        for (const auto& p : (*r)["capture"]["probes"])
-            EXPECT_EQ(p["attached"], true) << p;
+        for (const auto& p : (*r)["capture"]["probes"]) EXPECT_EQ(p["attached"], true) << p;
     EXPECT_EQ(comparable(standard), comparable(direct));
     EXPECT_EQ(comparable(legacy), comparable(direct));
     EXPECT_EQ(legacy["totals"]["read"]["calls"], 34);  // docs/workload.md

@@ -20,10 +20,8 @@ struct FioCase {
 
 class FioCheck : public ::testing::TestWithParam<FioCase> {};
 
-TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios)
-{
-    if (!is_root())
-        GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios) {
+    if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     if (access("/usr/bin/fio", X_OK) != 0)
         GTEST_SKIP() << "no /usr/bin/fio (tools/install-deps.sh installs it)";
     const FioCase c = GetParam();
@@ -35,13 +33,15 @@ TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios)
     // reads charged to the traced fio are its data's alone (a cold libaio
     // run read 212 KiB of them).
     ASSERT_EQ(run({"/usr/bin/fio", "--name=warm", "--filename=" + file, "--size=4k", "--rw=read", "--bs=4k",
-                   "--ioengine=" + std::string(c.engine), "--output-format=json", "--output=" + (dir / "warm.json")})
+                   "--ioengine=" + std::string(c.engine), "--output-format=json",
+                   "--output=" + (dir / "warm.json")})
                   .exit_status,
               0);
-    auto r = run({iolens_bin(), "record", "-o", dir / "rec.iolens", "--json", dir / "report.json", "--",
-                  "/usr/bin/fio", "--name=check", "--filename=" + file, "--size=2m", "--rw=read", "--bs=4k",
-                  "--ioengine=" + std::string(c.engine), "--iodepth=4", "--direct=" + std::to_string(c.direct),
-                  "--numjobs=2", "--output-format=json", "--output=" + (dir / "fio.json")});
+    auto r =
+        run({iolens_bin(), "record", "-o", dir / "rec.iolens", "--json", dir / "report.json", "--",
+             "/usr/bin/fio", "--name=check", "--filename=" + file, "--size=2m", "--rw=read", "--bs=4k",
+             "--ioengine=" + std::string(c.engine), "--iodepth=4", "--direct=" + std::to_string(c.direct),
+             "--numjobs=2", "--output-format=json", "--output=" + (dir / "fio.json")});
     ASSERT_EQ(r.exit_status, 0) << r.err;
     const auto fio = load_json(dir / "fio.json");
     uint64_t ios = 0, bytes = 0;
@@ -58,8 +58,7 @@ TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios)
     EXPECT_EQ(j["capture"]["lost_events"], 0);
     const nlohmann::json* f = nullptr;
     for (const auto& x : j["files"])
-        if (x["path"] == file)
-            f = &x;
+        if (x["path"] == file) f = &x;
     ASSERT_NE(f, nullptr) << file << " not in the report";
     EXPECT_EQ((*f)["ops"]["read"]["calls"], ios);
     EXPECT_EQ((*f)["ops"]["read"]["bytes"], bytes);
@@ -71,17 +70,16 @@ TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios)
         // another process's request moves with it (seen: 4 MiB - 4 KiB); fio's
         // parent may read a block or two of metadata.
         uint64_t block = 0;
-        for (const auto& p : j["processes"])
-            block += p["block"]["read_bytes"].get<uint64_t>();
+        for (const auto& p : j["processes"]) block += p["block"]["read_bytes"].get<uint64_t>();
         EXPECT_GE(block + 64 * 1024, bytes);
         EXPECT_LE(block, bytes + 128 * 1024);
     }
     // A file whose calls were all plain syscalls has no "paths".
-    if (std::string(c.path) == "syscall" && !f->contains("paths"))
-        return;
+    if (std::string(c.path) == "syscall" && !f->contains("paths")) return;
     ASSERT_TRUE(f->contains("paths")) << *f;
     const auto& paths = f->at("paths");
-    EXPECT_EQ(paths.value(c.path, nlohmann::json::object()).value("read", nlohmann::json::object())
+    EXPECT_EQ(paths.value(c.path, nlohmann::json::object())
+                  .value("read", nlohmann::json::object())
                   .value("calls", uint64_t{0}),
               ios)
         << paths;
@@ -90,9 +88,11 @@ TEST_P(FioCheck, RequestsAndBytesPerFileEqualFios)
 INSTANTIATE_TEST_SUITE_P(Engines, FioCheck,
                          ::testing::Values(FioCase{"psync", 0, "syscall"}, FioCase{"psync", 1, "syscall"},
                                            FioCase{"libaio", 0, "aio"}, FioCase{"libaio", 1, "aio"},
-                                           FioCase{"io_uring", 0, "io_uring"}, FioCase{"io_uring", 1, "io_uring"}),
+                                           FioCase{"io_uring", 0, "io_uring"},
+                                           FioCase{"io_uring", 1, "io_uring"}),
                          [](const auto& info) {
-                             return std::string(info.param.engine) + (info.param.direct ? "_direct" : "_buffered");
+                             return std::string(info.param.engine) +
+                                    (info.param.direct ? "_direct" : "_buffered");
                          });
 
 }  // namespace

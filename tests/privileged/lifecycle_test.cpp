@@ -14,24 +14,20 @@ namespace {
 
 class Lifecycle : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
         // The kernel frees a dead recorder's programs asynchronously; start
         // from a clean slate.
         ASSERT_TRUE(no_iolens_programs_within(5000)) << "iolens BPF programs from an earlier run are loaded";
     }
-    void TearDown() override
-    {
+    void TearDown() override {
         if (is_root() && !IsSkipped())
             EXPECT_TRUE(no_iolens_programs_within(5000)) << "an iolens BPF program is still loaded";
     }
     TempDir dir;
 };
 
-TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach)
-{
+TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach) {
     const std::string file = dir / "data.bin";
     Background target({workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "100"});
     ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
@@ -51,8 +47,7 @@ TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach)
     ASSERT_EQ(j["processes"].size(), 4u);
     int children = 0;
     for (const auto& p : j["processes"]) {
-        if (p["pid"] == target.pid())
-            continue;
+        if (p["pid"] == target.pid()) continue;
         children++;
         EXPECT_EQ(p["ppid"], target.pid());
         EXPECT_EQ(p["ops"]["read"]["calls"], 100);
@@ -61,8 +56,7 @@ TEST_F(Lifecycle, AttachFollowsChildrenForkedAfterTheAttach)
     EXPECT_EQ(children, 3);
 }
 
-TEST_F(Lifecycle, SigintEndsAnAttachWithACompleteRecording)
-{
+TEST_F(Lifecycle, SigintEndsAnAttachWithACompleteRecording) {
     const std::string file = dir / "data.bin";
     Background target({workload_bin(), "attach-target", "--file", file, "--children", "1", "--reads", "1"});
     ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
@@ -78,8 +72,7 @@ TEST_F(Lifecycle, SigintEndsAnAttachWithACompleteRecording)
 // Calls of a thread that is still alive when recording stops wait in the
 // thread's batch (bpf/call_batch.bpf.h): stopping must still deliver every
 // one of them, not leave them behind or count them as lost.
-TEST_F(Lifecycle, StoppingAnAttachDeliversTheCallsOfAThreadStillAlive)
-{
+TEST_F(Lifecycle, StoppingAnAttachDeliversTheCallsOfAThreadStillAlive) {
     const std::string file = dir / "data.bin";
     Background target({workload_bin(), "attach-target", "--file", file, "--children", "0", "--reads", "0",
                        "--own-reads", "5"});
@@ -107,11 +100,11 @@ TEST_F(Lifecycle, StoppingAnAttachDeliversTheCallsOfAThreadStillAlive)
 // and never twice (a refused batch of syscall records is not also
 // "undelivered"). The recorder is stopped with SIGSTOP while 3 x 20000 reads
 // (~4.6 MiB of records) go into a 1 MiB ring.
-TEST_F(Lifecycle, RecordsLostToAFullRingBufferAreCountedOnce)
-{
+TEST_F(Lifecycle, RecordsLostToAFullRingBufferAreCountedOnce) {
     const std::string file = dir / "data.bin";
     const int reads = 3 * 20000;
-    Background target({workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "20000"});
+    Background target(
+        {workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "20000"});
     ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
     Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "--ringbuf-mib", "1", "-o",
                     dir / "rec.iolens", "--json", dir / "r.json"});
@@ -136,8 +129,7 @@ TEST_F(Lifecycle, RecordsLostToAFullRingBufferAreCountedOnce)
     EXPECT_LE(counted + full, reads + 40);
 }
 
-TEST_F(Lifecycle, DurationEndsAnAttach)
-{
+TEST_F(Lifecycle, DurationEndsAnAttach) {
     const std::string file = dir / "data.bin";
     Background target({workload_bin(), "attach-target", "--file", file, "--children", "1", "--reads", "1"});
     ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
@@ -149,8 +141,7 @@ TEST_F(Lifecycle, DurationEndsAnAttach)
     EXPECT_GE(j["capture"]["duration_ns"].get<uint64_t>(), 300'000'000u);
 }
 
-TEST_F(Lifecycle, SigtermToTheRecorderIsPassedToTheCommand)
-{
+TEST_F(Lifecycle, SigtermToTheRecorderIsPassedToTheCommand) {
     // attach-target waits for SIGUSR1 forever; SIGTERM's default action ends it.
     Background rec({iolens_bin(), "record", "-o", dir / "rec.iolens", "--json", dir / "r.json", "--",
                     workload_bin(), "attach-target", "--file", dir / "data.bin", "--children", "1", "--reads",
@@ -168,8 +159,7 @@ TEST_F(Lifecycle, SigtermToTheRecorderIsPassedToTheCommand)
     EXPECT_GE(j["totals"]["open"]["calls"].get<uint64_t>(), 1u);
 }
 
-TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
-{
+TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording) {
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     Background rec({iolens_bin(), "record", "-o", dir / "rec.iolens", "--", workload_bin(), "pread-loop",
@@ -178,8 +168,7 @@ TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
     usleep(1'500'000);  // past the recorder's 1 s flush
     const pid_t workload = child_of(rec.pid());
     kill(rec.pid(), SIGKILL);
-    if (workload > 0)
-        kill(workload, SIGKILL);  // it would run on, untraced, for minutes
+    if (workload > 0) kill(workload, SIGKILL);  // it would run on, untraced, for minutes
     rec.wait();
     auto r = run({iolens_bin(), "report", dir / "rec.iolens", "--json", dir / "r.json"});
     EXPECT_EQ(r.exit_status, 3) << "partial reports exit 3\n" << r.err;
@@ -189,8 +178,7 @@ TEST_F(Lifecycle, KilledRecorderLeavesAReadablePartialRecording)
     EXPECT_GT(j["totals"]["read"]["calls"].get<uint64_t>(), 0u);
 }
 
-TEST_F(Lifecycle, AKilledRecorderLosesOnlyItsLastFewHundredMilliseconds)
-{
+TEST_F(Lifecycle, AKilledRecorderLosesOnlyItsLastFewHundredMilliseconds) {
     // 5,000 reads, then the job idles (no exec, which would flush): a SIGKILL
     // 500 ms later (past the 100 ms flush and the 50 ms poll) must find all
     // of them in the file. Three rounds: a 1 s flush (as before) would lose
@@ -199,8 +187,8 @@ TEST_F(Lifecycle, AKilledRecorderLosesOnlyItsLastFewHundredMilliseconds)
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     for (int round = 0; round < 3; ++round) {
         const std::string rec_path = dir / ("rec" + std::to_string(round) + ".iolens");
-        Background rec({iolens_bin(), "record", "-o", rec_path, "--", workload_bin(), "attach-target", "--file", file,
-                        "--children", "0", "--reads", "0", "--own-reads", "5000"});
+        Background rec({iolens_bin(), "record", "-o", rec_path, "--", workload_bin(), "attach-target",
+                        "--file", file, "--children", "0", "--reads", "0", "--own-reads", "5000"});
         ASSERT_TRUE(rec.wait_for_line(false, "ready", 20000));
         const pid_t job = child_of(rec.pid());
         ASSERT_GT(job, 0);
@@ -215,14 +203,12 @@ TEST_F(Lifecycle, AKilledRecorderLosesOnlyItsLastFewHundredMilliseconds)
         auto j = load_json(rec_path + ".json");
         uint64_t reads = 0;
         for (const auto& f : j["files"])
-            if (f["path"] == file)
-                reads = f["ops"]["read"]["calls"].get<uint64_t>();
+            if (f["path"] == file) reads = f["ops"]["read"]["calls"].get<uint64_t>();
         EXPECT_EQ(reads, 5000u) << "round " << round;
     }
 }
 
-TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
-{
+TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce) {
     const std::string out = dir / "rec.iolens";
     auto r = run({iolens_bin(), "record", "-o", out, "--", workload_bin(), "exit-code", "--code", "0"});
     ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -231,7 +217,8 @@ TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
     EXPECT_EQ(st.st_mode & 0777, 0600u);
 
     std::ofstream(dir / "keep.txt") << "precious";
-    r = run({iolens_bin(), "record", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code", "--code", "0"});
+    r = run(
+        {iolens_bin(), "record", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code", "--code", "0"});
     EXPECT_NE(r.exit_status, 0);
     EXPECT_NE(r.err.find("exists"), std::string::npos) << r.err;
     std::ifstream in(dir / "keep.txt");
@@ -239,28 +226,27 @@ TEST_F(Lifecycle, RecordingFileIsPrivateAndNeverOverwrittenWithoutForce)
     in >> content;
     EXPECT_EQ(content, "precious");
 
-    r = run({iolens_bin(), "record", "-f", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code", "--code", "0"});
+    r = run({iolens_bin(), "record", "-f", "-o", dir / "keep.txt", "--", workload_bin(), "exit-code",
+             "--code", "0"});
     EXPECT_EQ(r.exit_status, 0) << r.err;
 }
 
-TEST_F(Lifecycle, TheRecorderNeverTracesItself)
-{
+TEST_F(Lifecycle, TheRecorderNeverTracesItself) {
     // The shell runs iolens as its child, so iolens is inside the tree it
     // was asked to trace; its own recording writes must not be counted. The
     // shell's only file I/O afterwards is none at all (it waits).
-    const std::string script = std::string(iolens_bin()) + " record -p $$ -d 500ms -o " + (dir / "rec.iolens") +
-                               " --json " + (dir / "r.json") + " >/dev/null; exit $?";  // not the last command: sh must fork
+    const std::string script = std::string(iolens_bin()) + " record -p $$ -d 500ms -o " +
+                               (dir / "rec.iolens") + " --json " + (dir / "r.json") +
+                               " >/dev/null; exit $?";  // not the last command: sh must fork
     auto r = run({"/bin/sh", "-c", script});
     ASSERT_EQ(r.exit_status, 0) << r.err;
     auto j = load_json(dir / "r.json");
     EXPECT_EQ(j["totals"]["write"]["calls"], 0);
     EXPECT_EQ(j["totals"]["read"]["calls"], 0);
-    for (const auto& p : j["processes"])
-        EXPECT_NE(p["comm"], "iolens");
+    for (const auto& p : j["processes"]) EXPECT_NE(p["comm"], "iolens");
 }
 
-TEST_F(Lifecycle, WithoutPrivilegesRecordSaysWhichAreNeeded)
-{
+TEST_F(Lifecycle, WithoutPrivilegesRecordSaysWhichAreNeeded) {
     auto r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", iolens_bin(), "record", "-o",
                   dir / "x", "--", "true"});
     EXPECT_EQ(r.exit_status, 1);
@@ -270,8 +256,7 @@ TEST_F(Lifecycle, WithoutPrivilegesRecordSaysWhichAreNeeded)
     EXPECT_NE(c.out.find("run it as root"), std::string::npos) << c.out;
 }
 
-TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
-{
+TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit) {
     struct Case {
         std::vector<std::string> args;
         int status;  // -1: any non-zero
@@ -306,8 +291,7 @@ TEST_F(Lifecycle, BadInputGetsAClearErrorAndNonZeroExit)
         argv.insert(argv.end(), c.args.begin(), c.args.end());
         auto r = run(argv);
         std::string what = c.args.empty() ? "" : c.args[0];
-        for (size_t i = 1; i < c.args.size(); i++)
-            what += " " + c.args[i];
+        for (size_t i = 1; i < c.args.size(); i++) what += " " + c.args[i];
         if (c.status >= 0)
             EXPECT_EQ(r.exit_status, c.status) << what << "\n" << r.err;
         else

@@ -12,23 +12,18 @@ namespace {
 
 class OpenBefore : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     }
-    static const nlohmann::json* file_entry(const nlohmann::json& report, const std::string& path)
-    {
+    static const nlohmann::json* file_entry(const nlohmann::json& report, const std::string& path) {
         for (const auto& f : report["files"])
-            if (f["path"] == path)
-                return &f;
+            if (f["path"] == path) return &f;
         return nullptr;
     }
     TempDir dir;
 };
 
-TEST_F(OpenBefore, ShellRedirectionsOfALaunchedCommandHaveTheirPaths)
-{
+TEST_F(OpenBefore, ShellRedirectionsOfALaunchedCommandHaveTheirPaths) {
     // The outer shell opens both files before iolens starts; the traced
     // command inherits them as stdin and stdout.
     const std::string in = dir / "in.bin", out = dir / "out.bin";
@@ -49,15 +44,12 @@ TEST_F(OpenBefore, ShellRedirectionsOfALaunchedCommandHaveTheirPaths)
     // faults, such as a binary the kernel maps at exec, may still not be).
     for (const auto& f : j["files"]) {
         uint64_t calls = 0;
-        for (const auto& [op, s] : f["ops"].items())
-            calls += s["calls"].get<uint64_t>();
-        if (calls)
-            EXPECT_NE(f["path"].get<std::string>().rfind("<dev", 0), 0u) << f["path"];
+        for (const auto& [op, s] : f["ops"].items()) calls += s["calls"].get<uint64_t>();
+        if (calls) EXPECT_NE(f["path"].get<std::string>().rfind("<dev", 0), 0u) << f["path"];
     }
 }
 
-TEST_F(OpenBefore, FilesOfAnAdoptedProcessHaveTheirPaths)
-{
+TEST_F(OpenBefore, FilesOfAnAdoptedProcessHaveTheirPaths) {
     const std::string file = dir / "held.bin";
     ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", "8192"}).exit_status, 0);
     // Opens the file, then waits for SIGUSR1 before reading it.

@@ -19,44 +19,37 @@
 namespace iolens::test {
 namespace {
 
-std::string slurp(const std::string& path)
-{
+std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-void spit(const std::string& path, const std::string& text)
-{
-    std::ofstream(path, std::ios::binary) << text;
-}
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-mode_t lmode(const std::string& path)
-{
+mode_t lmode(const std::string& path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0 ? st.st_mode : 0;
 }
 
 class OutputSafety : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
         ASSERT_TRUE(no_iolens_programs_within(5000)) << "iolens BPF programs from an earlier run are loaded";
     }
     TempDir dir;
 };
 
-TEST_F(OutputSafety, JsonIsNeverWrittenThroughASymlinkNorTruncatedWithoutForce)
-{
+TEST_F(OutputSafety, JsonIsNeverWrittenThroughASymlinkNorTruncatedWithoutForce) {
     const std::string victim = dir / "victim", link = dir / "r.json";
     spit(victim, "precious");
     ::chmod(victim.c_str(), 0644);
     ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
     // Without -f: refused before anything runs (the command never starts).
-    auto r = run({iolens_bin(), "record", "-o", dir / "a.iolens", "--json", link, "--", "touch", dir / "ran"});
+    auto r =
+        run({iolens_bin(), "record", "-o", dir / "a.iolens", "--json", link, "--", "touch", dir / "ran"});
     EXPECT_EQ(r.exit_status, 2) << r.err;
     EXPECT_NE(r.err.find("exists; use -f"), std::string::npos) << r.err;
     EXPECT_NE(access((dir / "ran").c_str(), F_OK), 0) << "the command ran despite the bad output";
@@ -72,8 +65,7 @@ TEST_F(OutputSafety, JsonIsNeverWrittenThroughASymlinkNorTruncatedWithoutForce)
     EXPECT_EQ(lmode(victim) & 07777, 0644u);
 }
 
-TEST_F(OutputSafety, ForceNeverReplacesADeviceOrADirectory)
-{
+TEST_F(OutputSafety, ForceNeverReplacesADeviceOrADirectory) {
     struct stat before {};
     ASSERT_EQ(::stat("/dev/null", &before), 0);
     for (const std::vector<std::string>& args :
@@ -95,8 +87,7 @@ TEST_F(OutputSafety, ForceNeverReplacesADeviceOrADirectory)
     }
 }
 
-TEST_F(OutputSafety, TheJsonReportIsNeverTheRecordingHoweverNamed)
-{
+TEST_F(OutputSafety, TheJsonReportIsNeverTheRecordingHoweverNamed) {
     auto r = run({iolens_bin(), "record", "-o", dir / "a.iolens", "--", "true"});
     ASSERT_EQ(r.exit_status, 0) << r.err;
     const std::string before = slurp(dir / "a.iolens");
@@ -109,13 +100,13 @@ TEST_F(OutputSafety, TheJsonReportIsNeverTheRecordingHoweverNamed)
     }
     EXPECT_EQ(slurp(dir / "a.iolens"), before);
     // record: -o and --json one file by two spellings
-    r = run({iolens_bin(), "record", "-f", "-o", dir / "b.iolens", "--json", dir.path() + "/./b.iolens", "--", "true"});
+    r = run({iolens_bin(), "record", "-f", "-o", dir / "b.iolens", "--json", dir.path() + "/./b.iolens", "--",
+             "true"});
     EXPECT_EQ(r.exit_status, 2) << r.err;
     EXPECT_NE(r.err.find("same file"), std::string::npos) << r.err;
 }
 
-TEST_F(OutputSafety, AFailedStartLeavesTheOldRecordingAsItWas)
-{
+TEST_F(OutputSafety, AFailedStartLeavesTheOldRecordingAsItWas) {
     auto r = run({iolens_bin(), "record", "-o", dir / "a.iolens", "--", "true"});
     ASSERT_EQ(r.exit_status, 0) << r.err;
     const std::string before = slurp(dir / "a.iolens");
@@ -128,19 +119,17 @@ TEST_F(OutputSafety, AFailedStartLeavesTheOldRecordingAsItWas)
     EXPECT_EQ(ls.out, "a.iolens\n");
 }
 
-TEST_F(OutputSafety, AClosedStdoutCostsNeitherTheJsonNorTheJobsStatus)
-{
+TEST_F(OutputSafety, AClosedStdoutCostsNeitherTheJsonNorTheJobsStatus) {
     // `iolens record --json j ... | head -1`: head exits after one line, and
     // the summary's later lines go to a closed pipe.
     auto w = run({"bash", "-c",
-                  std::string(iolens_bin()) + " record -o " + (dir / "a.iolens") + " --json " + (dir / "j.json") +
-                      " -- sh -c 'exit 7' | head -1 >/dev/null; echo ${PIPESTATUS[0]}"});
+                  std::string(iolens_bin()) + " record -o " + (dir / "a.iolens") + " --json " +
+                      (dir / "j.json") + " -- sh -c 'exit 7' | head -1 >/dev/null; echo ${PIPESTATUS[0]}"});
     EXPECT_EQ(w.out, "7\n") << w.err;
     EXPECT_EQ(load_json(dir / "j.json")["capture"]["exit_status"], 7);
 }
 
-TEST_F(OutputSafety, SigquitEndsACaptureLikeSigterm)
-{
+TEST_F(OutputSafety, SigquitEndsACaptureLikeSigterm) {
     Background target({"sleep", "30"});
     Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "q.iolens"});
     ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
@@ -153,13 +142,12 @@ TEST_F(OutputSafety, SigquitEndsACaptureLikeSigterm)
               std::string::npos);
 }
 
-TEST_F(OutputSafety, ABackgroundedRecorderStillStopsOnSigint)
-{
+TEST_F(OutputSafety, ABackgroundedRecorderStillStopsOnSigint) {
     // A non-interactive shell starts `iolens record ... &` with SIGINT ignored.
     Background target({"sleep", "30"});
     Background rec({"sh", "-c",
-                    "trap '' INT; exec " + std::string(iolens_bin()) + " record -p " + std::to_string(target.pid()) +
-                        " -o " + (dir / "bg.iolens")});
+                    "trap '' INT; exec " + std::string(iolens_bin()) + " record -p " +
+                        std::to_string(target.pid()) + " -o " + (dir / "bg.iolens")});
     ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
     kill(rec.pid(), SIGINT);
     auto r = rec.wait();
@@ -167,35 +155,33 @@ TEST_F(OutputSafety, ABackgroundedRecorderStillStopsOnSigint)
     EXPECT_NE(r.err.find("recording written"), std::string::npos) << r.err;
 }
 
-TEST_F(OutputSafety, TextThatIsNotUtf8NeverEndsACaptureAndIsStoredLosslessly)
-{
+TEST_F(OutputSafety, TextThatIsNotUtf8NeverEndsACaptureAndIsStoredLosslessly) {
     // A command argument, a rank variable's value and (with -p) a target's
     // argv that are not UTF-8: the capture runs to its end, exits with the
     // job's status, and the bytes come back exactly.
-    auto r = run({"env", std::string("LOCAL_RANK=\xff"), iolens_bin(), "record", "-o", dir / "a.iolens", "--json",
-                  dir / "a.json", "--", "sh", "-c", "exit 3", std::string("arg\xfe")});
+    auto r = run({"env", std::string("LOCAL_RANK=\xff"), iolens_bin(), "record", "-o", dir / "a.iolens",
+                  "--json", dir / "a.json", "--", "sh", "-c", "exit 3", std::string("arg\xfe")});
     EXPECT_EQ(r.exit_status, 3) << r.err;
     auto j = load_json(dir / "a.json");
     EXPECT_EQ(j["capture"]["exit_status"], 3);
     EXPECT_EQ(j["capture"]["command"][3]["bytes_hex"], "617267fe");
     EXPECT_EQ(j["capture"]["command"][3]["text"], "arg\\xfe");
-    EXPECT_NE(r.out.find("arg\\xfe"), std::string::npos) << "the terminal shows the bad byte escaped\n" << r.out;
+    EXPECT_NE(r.out.find("arg\\xfe"), std::string::npos) << "the terminal shows the bad byte escaped\n"
+                                                         << r.out;
 
     Background target({"sh", "-c", "sleep 30", std::string("t\xff")});
-    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "p.iolens", "-d", "1s",
-                    "--json", dir / "p.json"});
+    Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "-o", dir / "p.iolens", "-d",
+                    "1s", "--json", dir / "p.json"});
     auto rr = rec.wait();
     EXPECT_EQ(rr.exit_status, 0) << rr.err;
     auto pj = load_json(dir / "p.json");
     bool found = false;
     for (const auto& p : pj["processes"])
-        for (const auto& a : p["cmdline"])
-            found = found || (a.is_object() && a["bytes_hex"] == "74ff");
+        for (const auto& a : p["cmdline"]) found = found || (a.is_object() && a["bytes_hex"] == "74ff");
     EXPECT_TRUE(found) << pj["processes"].dump();
 }
 
-TEST_F(OutputSafety, ADiskFullMidRunNeverAbandonsTheJobAndSaysWhatWasLost)
-{
+TEST_F(OutputSafety, ADiskFullMidRunNeverAbandonsTheJobAndSaysWhatWasLost) {
     // A 256 KiB tmpfs for the recording: the first 1 MiB RECORDS chunk does
     // not fit, the END chunk does.
     const std::string small = dir / "small";
@@ -206,9 +192,10 @@ TEST_F(OutputSafety, ADiskFullMidRunNeverAbandonsTheJobAndSaysWhatWasLost)
         ~Unmount() { run({"umount", "-l", path}); }
     } unmount{small};
     const uint64_t n = 50000;
-    auto r = run({iolens_bin(), "record", "-o", small + "/r.iolens", "--json", dir / "j.json", "--", "sh", "-c",
-                  std::string(workload_bin()) + " pread-loop --file " + (dir / "f") + " --count " + std::to_string(n) +
-                      " && echo job-finished && exit 5"});
+    auto r =
+        run({iolens_bin(), "record", "-o", small + "/r.iolens", "--json", dir / "j.json", "--", "sh", "-c",
+             std::string(workload_bin()) + " pread-loop --file " + (dir / "f") + " --count " +
+                 std::to_string(n) + " && echo job-finished && exit 5"});
     EXPECT_EQ(r.exit_status, 5) << r.err;  // the job's own status
     EXPECT_NE(r.out.find("job-finished"), std::string::npos) << "the job did not run to its end";
     EXPECT_NE(r.err.find("the job keeps running"), std::string::npos) << r.err;

@@ -22,8 +22,7 @@ struct DiskCounters {
     uint64_t read_bytes = 0, write_bytes = 0;
 };
 
-DiskCounters disk_counters(uint32_t major, uint32_t minor)
-{
+DiskCounters disk_counters(uint32_t major, uint32_t minor) {
     std::ifstream in("/proc/diskstats");
     for (std::string line; std::getline(in, line);) {
         std::istringstream f(line);
@@ -31,55 +30,49 @@ DiskCounters disk_counters(uint32_t major, uint32_t minor)
         std::string name;
         uint64_t v[11] = {};
         f >> ma >> mi >> name;
-        for (auto& x : v)
-            f >> x;
-        if (ma == major && mi == minor)
-            return {v[2] * 512, v[6] * 512};  // sectors read, sectors written
+        for (auto& x : v) f >> x;
+        if (ma == major && mi == minor) return {v[2] * 512, v[6] * 512};  // sectors read, sectors written
     }
     return {};
 }
 
-uint64_t vmstat(const std::string& key)
-{
+uint64_t vmstat(const std::string& key) {
     std::ifstream in("/proc/vmstat");
     std::string k;
     uint64_t v;
     while (in >> k >> v)
-        if (k == key)
-            return v;
+        if (k == key) return v;
     return 0;
 }
 
 class PageCache : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
         file = dir / "data.bin";
-        ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(kFileSize)}).exit_status,
+        ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(kFileSize)})
+                      .exit_status,
                   0);
         struct stat st {};
         ASSERT_EQ(stat(file.c_str(), &st), 0);
         // The block layer reports whole disks: for a partition, its parent.
         disk_major = major(st.st_dev);
         disk_minor = minor(st.st_dev);
-        const std::string sys = "/sys/dev/block/" + std::to_string(disk_major) + ":" + std::to_string(disk_minor);
+        const std::string sys =
+            "/sys/dev/block/" + std::to_string(disk_major) + ":" + std::to_string(disk_minor);
         if (std::ifstream(sys + "/partition")) {
             std::ifstream parent(sys + "/../dev");
             char colon;
             parent >> disk_major >> colon >> disk_minor;
         }
     }
-    void evict()
-    {
+    void evict() {
         auto r = run({workload_bin(), "evict", "--file", file});
         ASSERT_EQ(r.exit_status, 0) << r.err;
     }
-    nlohmann::json record(const std::vector<std::string>& argv, const std::vector<std::string>& extra = {})
-    {
-        std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / "rec.iolens", "-f", "--json",
-                                        dir / "r.json"};
+    nlohmann::json record(const std::vector<std::string>& argv, const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> cmd = {iolens_bin(), "record", "-o",          dir / "rec.iolens",
+                                        "-f",         "--json", dir / "r.json"};
         cmd.insert(cmd.end(), extra.begin(), extra.end());
         cmd.push_back("--");
         cmd.insert(cmd.end(), argv.begin(), argv.end());
@@ -91,25 +84,20 @@ protected:
         EXPECT_EQ(r.exit_status, 0) << r.err;
         auto j = load_json(dir / "r.json");
         for (const auto& p : j["capture"]["probes"])
-            if (p["name"] == "pagecache" || p["name"] == "block")
-                EXPECT_EQ(p["attached"], true) << p;
+            if (p["name"] == "pagecache" || p["name"] == "block") EXPECT_EQ(p["attached"], true) << p;
         EXPECT_EQ(j["capture"]["lost_events"], 0);
         return j;
     }
-    const nlohmann::json& device(const nlohmann::json& j)
-    {
+    const nlohmann::json& device(const nlohmann::json& j) {
         for (const auto& d : j["block"]["devices"])
-            if (d["major"] == disk_major && d["minor"] == disk_minor)
-                return d;
+            if (d["major"] == disk_major && d["minor"] == disk_minor) return d;
         static const nlohmann::json none = {{"read", {{"bytes", 0}, {"requests", 0}}},
                                             {"write", {{"bytes", 0}, {"requests", 0}}}};
         return none;
     }
-    const nlohmann::json& the_file(const nlohmann::json& j)
-    {
+    const nlohmann::json& the_file(const nlohmann::json& j) {
         for (const auto& f : j["files"])
-            if (f["path"] == file)
-                return f;
+            if (f["path"] == file) return f;
         ADD_FAILURE() << "no " << file << " in the report";
         static const nlohmann::json none = nlohmann::json::object();
         return none;
@@ -121,8 +109,7 @@ protected:
     uint64_t pgpgin_before = 0, pgpgin_after = 0;
 };
 
-TEST_F(PageCache, ColdSequentialReadMissesAndTheReaderIsChargedForTheDevice)
-{
+TEST_F(PageCache, ColdSequentialReadMissesAndTheReaderIsChargedForTheDevice) {
     evict();
     auto j = record({workload_bin(), "seq-read", "--file", file, "--chunk", "131072"});
     const auto& pc = j["page_cache"];
@@ -130,7 +117,8 @@ TEST_F(PageCache, ColdSequentialReadMissesAndTheReaderIsChargedForTheDevice)
     EXPECT_LT(pc["hit_ratio"].get<double>(), 0.05);
     EXPECT_GE(pc["miss_bytes"].get<uint64_t>(), kFileSize * 95 / 100);
     EXPECT_LE(pc["miss_bytes"].get<uint64_t>(), kFileSize * 110 / 100);
-    EXPECT_GT(pc["readahead_bytes"].get<uint64_t>(), kFileSize / 2) << "a sequential read is served by readahead";
+    EXPECT_GT(pc["readahead_bytes"].get<uint64_t>(), kFileSize / 2)
+        << "a sequential read is served by readahead";
     EXPECT_GT(pc["blocked_ns"].get<uint64_t>(), 0u);
     EXPECT_EQ(the_file(j)["page_cache"]["miss_bytes"], pc["miss_bytes"]);
 
@@ -139,7 +127,8 @@ TEST_F(PageCache, ColdSequentialReadMissesAndTheReaderIsChargedForTheDevice)
     EXPECT_GE(dev_read, kFileSize * 95 / 100);
     ASSERT_EQ(j["processes"].size(), 1u);
     const uint64_t charged = j["processes"][0]["block"]["read_bytes"].get<uint64_t>();
-    EXPECT_GE(charged, dev_read * 90 / 100) << "a single sequential reader is charged >= 90% of its device's reads";
+    EXPECT_GE(charged, dev_read * 90 / 100)
+        << "a single sequential reader is charged >= 90% of its device's reads";
     EXPECT_GE(charged, kFileSize * 95 / 100);
     // Independent counters over a window that contains ours.
     EXPECT_LE(dev_read, after.read_bytes - before.read_bytes);
@@ -147,8 +136,7 @@ TEST_F(PageCache, ColdSequentialReadMissesAndTheReaderIsChargedForTheDevice)
     EXPECT_LE(dev_read / 1024, pgpgin_after - pgpgin_before);
 }
 
-TEST_F(PageCache, WarmReadHitsAndReadsNothingFromTheDevice)
-{
+TEST_F(PageCache, WarmReadHitsAndReadsNothingFromTheDevice) {
     ASSERT_EQ(run({workload_bin(), "seq-read", "--file", file}).exit_status, 0);  // warm it
     auto j = record({workload_bin(), "seq-read", "--file", file, "--chunk", "131072"});
     const auto& pc = j["page_cache"];
@@ -158,8 +146,7 @@ TEST_F(PageCache, WarmReadHitsAndReadsNothingFromTheDevice)
     EXPECT_EQ(j["processes"][0]["block"]["read_bytes"], 0);
 }
 
-TEST_F(PageCache, DirectIoBypassesThePageCacheAndReadsExactlyTheBytesFromTheDevice)
-{
+TEST_F(PageCache, DirectIoBypassesThePageCacheAndReadsExactlyTheBytesFromTheDevice) {
     evict();
     auto j = record({workload_bin(), "seq-read", "--file", file, "--chunk", "1048576", "--direct"});
     EXPECT_EQ(j["page_cache"]["miss_bytes"], 0);
@@ -169,8 +156,7 @@ TEST_F(PageCache, DirectIoBypassesThePageCacheAndReadsExactlyTheBytesFromTheDevi
     EXPECT_GE(device(j)["read"]["bytes"].get<uint64_t>(), kFileSize);
 }
 
-TEST_F(PageCache, ReadsMergedAtTheFrontOfARequestAreChargedToTheReader)
-{
+TEST_F(PageCache, ReadsMergedAtTheFrontOfARequestAreChargedToTheReader) {
     // One io_submit of O_DIRECT reads, last chunk first: under the block plug
     // each read's bio is merged at the front of the request holding the one
     // after it, so requests reach the device at a sector none of them was
@@ -178,11 +164,11 @@ TEST_F(PageCache, ReadsMergedAtTheFrontOfARequestAreChargedToTheReader)
     auto j = record({workload_bin(), "reverse-aio-read", "--file", file, "--chunk", "65536"});
     EXPECT_EQ(j["page_cache"]["miss_bytes"], 0);
     EXPECT_EQ(j["processes"][0]["block"]["read_bytes"], kFileSize);
-    EXPECT_LT(j["processes"][0]["block"]["requests"].get<uint64_t>(), kFileSize / 65536) << "no read was merged";
+    EXPECT_LT(j["processes"][0]["block"]["requests"].get<uint64_t>(), kFileSize / 65536)
+        << "no read was merged";
 }
 
-TEST_F(PageCache, ColdMmapScanIsBroughtInByPageFaults)
-{
+TEST_F(PageCache, ColdMmapScanIsBroughtInByPageFaults) {
     evict();
     auto j = record({workload_bin(), "mmap-scan", "--file", file});
     const auto& f = the_file(j)["page_cache"];
@@ -193,8 +179,7 @@ TEST_F(PageCache, ColdMmapScanIsBroughtInByPageFaults)
     EXPECT_GE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kFileSize * 90 / 100);
 }
 
-TEST_F(PageCache, MajorFaultsAreTheKernelsOwnCount)
-{
+TEST_F(PageCache, MajorFaultsAreTheKernelsOwnCount) {
     // A cold np.memmap-like scan in Python, sequential then random: iolens's
     // major faults for the process equal its getrusage ru_majflt (a
     // sequential scan said 64 where the kernel counts 2: the pages a minor
@@ -227,8 +212,7 @@ TEST_F(PageCache, MajorFaultsAreTheKernelsOwnCount)
     }
 }
 
-TEST_F(PageCache, RandomSmallReadsLeaveReadaheadUnused)
-{
+TEST_F(PageCache, RandomSmallReadsLeaveReadaheadUnused) {
     // On this kernel a lone random 4 KiB miss reads just its page; readahead
     // starts when a miss lands at page 0 or next to cached pages, which
     // thousands of random reads of a 16384-page file do (docs/workload.md:
@@ -236,7 +220,8 @@ TEST_F(PageCache, RandomSmallReadsLeaveReadaheadUnused)
     // shows which pages were never used.
     evict();
     const uint64_t n = 4000;
-    auto j = record({workload_bin(), "random-read", "--file", file, "--count", std::to_string(n), "--evict-after"});
+    auto j = record(
+        {workload_bin(), "random-read", "--file", file, "--count", std::to_string(n), "--evict-after"});
     const auto& pc = j["page_cache"];
     EXPECT_EQ(j["totals"]["read"]["calls"], n);
     EXPECT_LT(pc["hit_ratio"].get<double>(), 0.1);
@@ -247,18 +232,16 @@ TEST_F(PageCache, RandomSmallReadsLeaveReadaheadUnused)
     EXPECT_LE(pc["readahead_unused_bytes"].get<uint64_t>(), pc["miss_bytes"].get<uint64_t>() - n * 4096);
 }
 
-TEST_F(PageCache, FsyncedWritesAreChargedToTheWriter)
-{
-    auto j = record({workload_bin(), "write-file", "--file", dir / "out.bin", "--size", std::to_string(kFileSize),
-                     "--fsync"});
+TEST_F(PageCache, FsyncedWritesAreChargedToTheWriter) {
+    auto j = record({workload_bin(), "write-file", "--file", dir / "out.bin", "--size",
+                     std::to_string(kFileSize), "--fsync"});
     const uint64_t charged = j["processes"][0]["block"]["write_bytes"].get<uint64_t>();
     EXPECT_GE(charged, kFileSize * 90 / 100);
     EXPECT_GE(device(j)["write"]["bytes"].get<uint64_t>(), charged);
     EXPECT_LE(device(j)["write"]["bytes"].get<uint64_t>(), after.write_bytes - before.write_bytes);
 }
 
-TEST_F(PageCache, DropCachesMakesTheRunCold)
-{
+TEST_F(PageCache, DropCachesMakesTheRunCold) {
     ASSERT_EQ(run({workload_bin(), "seq-read", "--file", file}).exit_status, 0);  // warm it
     auto j = record({workload_bin(), "seq-read", "--file", file}, {"--drop-caches"});
     EXPECT_LT(j["page_cache"]["hit_ratio"].get<double>(), 0.05);

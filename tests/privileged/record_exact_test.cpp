@@ -9,15 +9,12 @@ namespace {
 
 class RecordExact : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     }
     // Records argv with iolens; returns the JSON report.
-    nlohmann::json record(const std::vector<std::string>& argv, int expect_status = 0)
-    {
-        std::vector<std::string> cmd = {iolens_bin(), "record", "-o", dir / "rec.iolens", "--json",
+    nlohmann::json record(const std::vector<std::string>& argv, int expect_status = 0) {
+        std::vector<std::string> cmd = {iolens_bin(),        "record", "-o", dir / "rec.iolens", "--json",
                                         dir / "report.json", "--"};
         cmd.insert(cmd.end(), argv.begin(), argv.end());
         last = run(cmd);
@@ -25,28 +22,23 @@ protected:
         return load_json(dir / "report.json");
     }
     // A file's entry in the report, by path.
-    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path)
-    {
+    static nlohmann::json file_entry(const nlohmann::json& report, const std::string& path) {
         for (const auto& f : report["files"])
-            if (f["path"] == path)
-                return f;
+            if (f["path"] == path) return f;
         ADD_FAILURE() << "no file " << path << " in the report";
         return nlohmann::json::object();
     }
     // A probe family's program runs in a report's capture.cost.
-    static uint64_t family_runs(const nlohmann::json& cost, const std::string& family)
-    {
+    static uint64_t family_runs(const nlohmann::json& cost, const std::string& family) {
         for (const auto& fam : cost["bpf"])
-            if (fam["family"] == family)
-                return fam["runs"].get<uint64_t>();
+            if (fam["family"] == family) return fam["runs"].get<uint64_t>();
         return 0;
     }
     TempDir dir;
     RunResult last;
 };
 
-TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate)
-{
+TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate) {
     // The highest syscall rate this machine reaches: 4 KiB cached preads.
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
@@ -91,17 +83,17 @@ TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate)
     EXPECT_GT(cost["job_cpu_ns"].get<uint64_t>(), 1'000'000u);
 }
 
-TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun)
-{
+TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun) {
     // With the statistics on throughout, the syscall programs' run count is
     // exact: at least entry and exit of every pread (and every other syscall
     // on the machine meanwhile).
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     const uint64_t n = 200'000;
-    std::vector<std::string> cmd = {iolens_bin(), "record", "--bpf-stats", "always", "-o", dir / "rec.iolens",
-                                    "--json", dir / "report.json", "--", workload_bin(), "pread-loop", "--file",
-                                    file, "--count", std::to_string(n)};
+    std::vector<std::string> cmd = {iolens_bin(), "record",           "--bpf-stats",    "always",
+                                    "-o",         dir / "rec.iolens", "--json",         dir / "report.json",
+                                    "--",         workload_bin(),     "pread-loop",     "--file",
+                                    file,         "--count",          std::to_string(n)};
     auto r = run(cmd);
     ASSERT_EQ(r.exit_status, 0) << r.err;
     auto j = load_json(dir / "report.json");
@@ -112,8 +104,7 @@ TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun)
     EXPECT_EQ(j["totals"]["read"]["calls"], n);
 }
 
-TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated)
-{
+TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated) {
     // By default the statistics cover the first second whole: a short job
     // that idles first (start-up) and then reads is counted, not estimated
     // from its idle start (which made the cost line ~9x low).
@@ -121,11 +112,10 @@ TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated)
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     const uint64_t n = 50'000;
     auto j = record({"/bin/sh", "-c",
-                     std::string("sleep 0.15; exec ") + workload_bin() + " pread-loop --file " + file + " --count " +
-                         std::to_string(n)});
+                     std::string("sleep 0.15; exec ") + workload_bin() + " pread-loop --file " + file +
+                         " --count " + std::to_string(n)});
     const auto& cost = j["capture"]["cost"];
-    if (cost["bpf_stats_unavailable"] != "")
-        GTEST_SKIP() << cost["bpf_stats_unavailable"];
+    if (cost["bpf_stats_unavailable"] != "") GTEST_SKIP() << cost["bpf_stats_unavailable"];
     if (j["capture"]["duration_ns"].get<uint64_t>() >= 1'000'000'000)
         GTEST_SKIP() << "the run took a second or more on this machine: it is sampled then";
     EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
@@ -133,12 +123,12 @@ TEST_F(RecordExact, AShortRunsBpfCostIsMeasuredNotExtrapolated)
     EXPECT_GE(syscall_runs, 2 * n);
 }
 
-TEST_F(RecordExact, TwoThreadsCountedExactly)
-{
+TEST_F(RecordExact, TwoThreadsCountedExactly) {
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     const uint64_t n = 500'000;
-    auto j = record({workload_bin(), "pread-loop", "--file", file, "--count", std::to_string(n), "--threads", "2"});
+    auto j = record(
+        {workload_bin(), "pread-loop", "--file", file, "--count", std::to_string(n), "--threads", "2"});
     EXPECT_EQ(j["capture"]["lost_events"], 0);
     EXPECT_EQ(j["totals"]["read"]["calls"], 2 * n);
     EXPECT_EQ(j["totals"]["read"]["bytes"], 2 * n * 4096);
@@ -146,37 +136,37 @@ TEST_F(RecordExact, TwoThreadsCountedExactly)
     EXPECT_EQ(j["processes"][0]["ops"]["read"]["calls"], 2 * n);
 }
 
-TEST_F(RecordExact, ThreadsReadingOneFileInTurnAreASequentialScan)
-{
+TEST_F(RecordExact, ThreadsReadingOneFileInTurnAreASequentialScan) {
     // Two threads read a 4 MiB file front to back, strictly in turn, without
     // sleeping: each thread's records arrive in runs (per-thread batches), yet
     // by start time every read begins where the previous one ended.
     const std::string file = dir / "turns.bin";
     const uint64_t size = 4 << 20, chunk = 4096;
-    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(size)}).exit_status, 0);
-    auto j = record({workload_bin(), "turn-read", "--file", file, "--threads", "2", "--chunk", std::to_string(chunk)});
+    ASSERT_EQ(run({workload_bin(), "make-file", "--file", file, "--size", std::to_string(size)}).exit_status,
+              0);
+    auto j = record(
+        {workload_bin(), "turn-read", "--file", file, "--threads", "2", "--chunk", std::to_string(chunk)});
     EXPECT_EQ(j["capture"]["lost_events"], 0);
     EXPECT_EQ(j["totals"]["read"]["calls"], size / chunk);
     const nlohmann::json* f = nullptr;
     for (const auto& x : j["files"])
-        if (x["path"] == file)
-            f = &x;
+        if (x["path"] == file) f = &x;
     ASSERT_NE(f, nullptr) << file << " not in the report";
     EXPECT_EQ((*f)["sequential"], size / chunk);
     EXPECT_EQ((*f)["random"], 0);
 }
 
-TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
-{
+TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers) {
     const int files = 40, size = 100000, epochs = 2, workers = 3, read_size = 65536;
     const std::string data = dir / "ds";
     ASSERT_EQ(run({workload_bin(), "make-dataset", "--dir", data, "--files", std::to_string(files), "--size",
                    std::to_string(size)})
                   .exit_status,
               0);
-    auto j = record({workload_bin(), "dl", "--dir", data, "--files", std::to_string(files), "--size",
-                     std::to_string(size), "--epochs", std::to_string(epochs), "--workers",
-                     std::to_string(workers), "--read-size", std::to_string(read_size), "--compute-us", "50"});
+    auto j =
+        record({workload_bin(), "dl", "--dir", data, "--files", std::to_string(files), "--size",
+                std::to_string(size), "--epochs", std::to_string(epochs), "--workers",
+                std::to_string(workers), "--read-size", std::to_string(read_size), "--compute-us", "50"});
     EXPECT_EQ(j["capture"]["lost_events"], 0);
     // Each sample: ceil(size/R) reads with data and one at EOF, per epoch.
     const uint64_t reads_per_file = (size + read_size - 1) / read_size + 1;
@@ -200,8 +190,7 @@ TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
     // Every sample file appears with its absolute path and exact counts.
     ASSERT_EQ(files_with_syscalls(j), size_t(files));
     for (const auto& f : j["files"]) {
-        if (f["ops"]["read"]["calls"] == 0)
-            continue;  // the workload binary, when exec faulted it in
+        if (f["ops"]["read"]["calls"] == 0) continue;  // the workload binary, when exec faulted it in
         EXPECT_EQ(f["path"].get<std::string>().rfind(data + "/sample_", 0), 0u) << f["path"];
         EXPECT_EQ(f["ops"]["read"]["calls"], uint64_t(epochs) * reads_per_file);
         EXPECT_EQ(f["ops"]["open"]["calls"], uint64_t(epochs));
@@ -211,8 +200,7 @@ TEST_F(RecordExact, DataLoaderLikePipelineFollowsForkedWorkers)
     }
 }
 
-TEST_F(RecordExact, FsyncOfADirectoryIsASyncCall)
-{
+TEST_F(RecordExact, FsyncOfADirectoryIsASyncCall) {
     // coreutils' sync FILE... opens each and fsyncs it (fdatasync with -d):
     // a directory's fsync is how a create or rename is made durable (sqlite,
     // checkpoint writers), and it counts (strace 8 vs iolens 6 before).
@@ -226,15 +214,13 @@ TEST_F(RecordExact, FsyncOfADirectoryIsASyncCall)
     EXPECT_EQ(file_entry(j, file)["ops"]["sync"]["calls"], 1);
 }
 
-TEST_F(RecordExact, ExitStatusOfTheCommandIsPassedThrough)
-{
+TEST_F(RecordExact, ExitStatusOfTheCommandIsPassedThrough) {
     record({workload_bin(), "exit-code", "--code", "7"}, 7);
     auto j = load_json(dir / "report.json");
     EXPECT_EQ(j["capture"]["exit_status"], 7);
 }
 
-TEST_F(RecordExact, RecordingRereadGivesTheSameReport)
-{
+TEST_F(RecordExact, RecordingRereadGivesTheSameReport) {
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     auto live = record({workload_bin(), "pread-loop", "--file", file, "--count", "1000", "--threads", "2"});

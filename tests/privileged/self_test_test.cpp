@@ -12,21 +12,16 @@ namespace {
 
 class SelfTest : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        if (!is_root())
-            GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
+    void SetUp() override {
+        if (!is_root()) GTEST_SKIP() << "needs root (CAP_BPF, CAP_PERFMON) to load BPF programs";
     }
-    nlohmann::json self_test(const std::string& dir)
-    {
+    nlohmann::json self_test(const std::string& dir) {
         last = run({iolens_bin(), "self-test", "--dir", dir, "--json", out / "verdict.json"});
         return load_json(out / "verdict.json");
     }
-    static nlohmann::json check(const nlohmann::json& v, const std::string& name)
-    {
+    static nlohmann::json check(const nlohmann::json& v, const std::string& name) {
         for (const auto& c : v["checks"])
-            if (c["name"] == name)
-                return c;
+            if (c["name"] == name) return c;
         ADD_FAILURE() << "no check named " << name;
         return nlohmann::json::object();
     }
@@ -34,8 +29,7 @@ protected:
     RunResult last;
 };
 
-TEST_F(SelfTest, PassesWithExactCountsOnThisKernel)
-{
+TEST_F(SelfTest, PassesWithExactCountsOnThisKernel) {
     // /var/tmp: on the root disk on this machine, so the cold read reaches
     // the block layer.
     auto v = self_test("/var/tmp");
@@ -47,7 +41,8 @@ TEST_F(SelfTest, PassesWithExactCountsOnThisKernel)
     auto a = check(v, "A read calls");
     EXPECT_EQ(a["verdict"], "PASS");
     EXPECT_EQ(a["got"], "27");
-    EXPECT_EQ(check(v, "A read bytes")["got"], std::to_string(16 * 4096 + 4 * 65536 + 2 * 1048576 + 5 * 1000));
+    EXPECT_EQ(check(v, "A read bytes")["got"],
+              std::to_string(16 * 4096 + 4 * 65536 + 2 * 1048576 + 5 * 1000));
     EXPECT_EQ(check(v, "A read sizes (log2 bucket:count)")["got"], "512:5 4096:16 65536:4 1048576:2");
     EXPECT_EQ(check(v, "A write calls (10 pipe writes excluded)")["got"], "3");
     EXPECT_EQ(check(v, "C read calls")["got"], "33");
@@ -64,15 +59,13 @@ TEST_F(SelfTest, PassesWithExactCountsOnThisKernel)
         else
             EXPECT_EQ(c["got"], std::to_string(2 << 20)) << name;
     }
-    if (v["storage"]["block_device"] == true)
-        EXPECT_EQ(check(v, "C block read bytes")["verdict"], "PASS");
+    if (v["storage"]["block_device"] == true) EXPECT_EQ(check(v, "C block read bytes")["verdict"], "PASS");
     // The scratch directory is removed afterwards.
-    struct stat st{};
+    struct stat st {};
     EXPECT_NE(stat(v["dir"].get<std::string>().c_str(), &st), 0);
 }
 
-TEST_F(SelfTest, RawTracepointFallbackGivesTheSameCounts)
-{
+TEST_F(SelfTest, RawTracepointFallbackGivesTheSameCounts) {
     last = run({iolens_bin(), "self-test", "--force-hook", "raw_tp", "--dir", "/var/tmp", "--json",
                 out / "raw.json"});
     ASSERT_EQ(last.exit_status, 0) << last.out << last.err;
@@ -86,11 +79,9 @@ TEST_F(SelfTest, RawTracepointFallbackGivesTheSameCounts)
     EXPECT_EQ(v["counts"]["fail"], 0);
 }
 
-TEST_F(SelfTest, MemoryFileSystemReportsColdChecksUnavailable)
-{
-    struct statfs sf{};
-    if (statfs("/dev/shm", &sf) != 0 || sf.f_type != 0x01021994)
-        GTEST_SKIP() << "no tmpfs at /dev/shm";
+TEST_F(SelfTest, MemoryFileSystemReportsColdChecksUnavailable) {
+    struct statfs sf {};
+    if (statfs("/dev/shm", &sf) != 0 || sf.f_type != 0x01021994) GTEST_SKIP() << "no tmpfs at /dev/shm";
     auto v = self_test("/dev/shm");
     ASSERT_EQ(last.exit_status, 0) << last.out << last.err;
     EXPECT_EQ(v["storage"]["fs_type"], "tmpfs");
@@ -102,8 +93,7 @@ TEST_F(SelfTest, MemoryFileSystemReportsColdChecksUnavailable)
     EXPECT_EQ(check(v, "B read calls")["verdict"], "PASS");
 }
 
-TEST_F(SelfTest, BadDirectoryIsAClearError)
-{
+TEST_F(SelfTest, BadDirectoryIsAClearError) {
     auto r = run({iolens_bin(), "self-test", "--dir", "/nonexistent/iolens"});
     EXPECT_EQ(r.exit_status, 1);
     EXPECT_NE(r.err.find("--dir /nonexistent/iolens"), std::string::npos) << r.err;

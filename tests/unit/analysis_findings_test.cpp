@@ -432,11 +432,11 @@ TEST(AnalysisCheckpointStall, SilentWithoutFsyncOrInWorkers) {
 
 TEST(AnalysisFindings, MostSevereFirst) {
     auto r = clean_report();
-    for (auto& f : r.files) f.sequential = 10, f.random = 90;  // random_access: info
+    for (auto& f : r.files) f.sequential = 10, f.random = 90;   // random_access: info
     r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);  // small_reads: warn
-    r.ranks[0].critical_io_ns = 35 * kS;                          // io_stall: high (35%)
-    r.page_cache.readahead_unused_bytes = 1'500 * kMiB;           // readahead_waste: high (73%)
-    r.ranks[1].io_time_ns = 40 * kS;                              // rank_imbalance: warn
+    r.ranks[0].critical_io_ns = 35 * kS;                        // io_stall: high (35%)
+    r.page_cache.readahead_unused_bytes = 1'500 * kMiB;         // readahead_waste: high (73%)
+    r.ranks[1].io_time_ns = 40 * kS;                            // rank_imbalance: warn
     const auto fs = analyze(r);
     ASSERT_EQ(ids(fs), (std::vector<std::string>{"io_stall", "readahead_waste", "small_reads",
                                                  "rank_imbalance", "random_access"}))
@@ -456,8 +456,8 @@ TEST(AnalysisFindings, ThresholdsAreTunable) {
 
 TEST(AnalysisFindings, DocsListEveryThreshold) {
     // tests/data need not exist: go up lexically.
-    const auto doc_path = std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() /
-                          "docs" / "findings.md";
+    const auto doc_path =
+        std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() / "docs" / "findings.md";
     std::ifstream in(doc_path);
     ASSERT_TRUE(in) << "docs/findings.md missing";
     std::stringstream ss;
@@ -465,8 +465,8 @@ TEST(AnalysisFindings, DocsListEveryThreshold) {
     const std::string doc = ss.str();
     for (const auto& [name, value] : iolens::analysis::threshold_table())
         EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " not documented";
-    for (const char* id : {"small_reads", "random_access", "io_stall", "rank_imbalance",
-                           "dataset_exceeds_cache", "metadata_heavy", "many_small_files",
-                           "readahead_waste", "checkpoint_stall"})
+    for (const char* id :
+         {"small_reads", "random_access", "io_stall", "rank_imbalance", "dataset_exceeds_cache",
+          "metadata_heavy", "many_small_files", "readahead_waste", "checkpoint_stall"})
         EXPECT_NE(doc.find(std::string("`") + id + "`"), std::string::npos) << id;
 }

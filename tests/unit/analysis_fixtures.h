@@ -41,8 +41,7 @@ inline recording::CaptureInfo capture(bool pagecache = true, bool blocking = tru
     return c;
 }
 
-inline model::PageCacheStats cache(uint64_t hit, uint64_t miss, uint64_t readahead = 0,
-                                   uint64_t unused = 0) {
+inline model::PageCacheStats cache(uint64_t hit, uint64_t miss, uint64_t readahead = 0, uint64_t unused = 0) {
     model::PageCacheStats p;
     p.hit_bytes = hit;
     p.miss_bytes = miss;

@@ -27,8 +27,9 @@ namespace {
 Report with_findings() {
     auto r = clean_report();
     for (auto& f : r.files) f.sequential = 10, f.random = 90;
-    r.files[4].path = "/lustre/project/very/long/path/to/a/dataset/directory/with/many/levels/"
-                      "shard-000004-of-001024.tar";
+    r.files[4].path =
+        "/lustre/project/very/long/path/to/a/dataset/directory/with/many/levels/"
+        "shard-000004-of-001024.tar";
     r.files[4].random = 900;
     r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);
     r.ranks[0].critical_io_ns = 35 * kS;

@@ -10,8 +10,7 @@ namespace iolens::cli::test {
 
 // The exit code CLI11 would give: 0 when parsing succeeded and a subcommand
 // action was chosen, -1 when it succeeded without one.
-inline int parse(std::vector<std::string> args, Action& action)
-{
+inline int parse(std::vector<std::string> args, Action& action) {
     CLI::App app;
     build_app(app, action);
     std::reverse(args.begin(), args.end());

@@ -10,8 +10,7 @@
 namespace iolens::cli {
 namespace {
 
-TEST(CliDuration, UnitsAndPlainSeconds)
-{
+TEST(CliDuration, UnitsAndPlainSeconds) {
     EXPECT_EQ(*parse_duration("90"), 90'000'000'000ull);
     EXPECT_EQ(*parse_duration("30s"), 30'000'000'000ull);
     EXPECT_EQ(*parse_duration("500ms"), 500'000'000ull);
@@ -21,18 +20,15 @@ TEST(CliDuration, UnitsAndPlainSeconds)
     EXPECT_EQ(*parse_duration("1h"), 3'600'000'000'000ull);
 }
 
-TEST(CliDuration, GarbageIsRejectedWithTheOffendingText)
-{
+TEST(CliDuration, GarbageIsRejectedWithTheOffendingText) {
     for (const char* bad : {"", "soon", "-3s", "0", "10parsecs", "1e400", "nan", "s"}) {
         auto d = parse_duration(bad);
         ASSERT_FALSE(d.ok()) << bad;
-        if (*bad)
-            EXPECT_NE(d.error().message.find(bad), std::string::npos) << d.error().message;
+        if (*bad) EXPECT_NE(d.error().message.find(bad), std::string::npos) << d.error().message;
     }
 }
 
-TEST(CliRecord, CommandOrPidButNotBothNorNeither)
-{
+TEST(CliRecord, CommandOrPidButNotBothNorNeither) {
     RecordCliOptions o;
     EXPECT_NE(validate_record(o).error().message.find("nothing to trace"), std::string::npos);
     o.command = {"true"};
@@ -46,8 +42,7 @@ TEST(CliRecord, CommandOrPidButNotBothNorNeither)
     EXPECT_EQ(ok->output_path, "iolens.data");
 }
 
-TEST(CliRecord, OptionsAreCheckedAndCarriedThrough)
-{
+TEST(CliRecord, OptionsAreCheckedAndCarriedThrough) {
     RecordCliOptions o;
     o.pid = 4242;
     o.duration = "60s";
@@ -76,8 +71,7 @@ TEST(CliRecord, OptionsAreCheckedAndCarriedThrough)
 
 using test::parse;
 
-TEST(CliApp, SubcommandsParse)
-{
+TEST(CliApp, SubcommandsParse) {
     Action a;
     EXPECT_EQ(parse({"record", "--", "python3", "train.py", "--epochs", "3"}, a), 0);
     Action b;
@@ -88,8 +82,7 @@ TEST(CliApp, SubcommandsParse)
     EXPECT_EQ(parse({"check"}, d), 0);
 }
 
-TEST(CliApp, UnknownSubcommandsAndOptionsFail)
-{
+TEST(CliApp, UnknownSubcommandsAndOptionsFail) {
     Action a;
     EXPECT_NE(parse({"frobnicate"}, a), 0);
     Action b;

@@ -56,8 +56,8 @@ TEST(HistogramBuckets, EdgesFollowBccLog2) {
 }
 
 TEST(HistogramBuckets, EveryValueLiesInItsBucket) {
-    for (uint64_t v : std::initializer_list<uint64_t>{0, 1, 2, 3, 4, 7, 8, 1000, 4095, 4096,
-                       (1ull << 40) - 1, 1ull << 62, UINT64_MAX - 1}) {
+    for (uint64_t v : std::initializer_list<uint64_t>{0, 1, 2, 3, 4, 7, 8, 1000, 4095, 4096, (1ull << 40) - 1,
+                                                      1ull << 62, UINT64_MAX - 1}) {
         const int i = Histogram::bucket_index(v);
         EXPECT_GE(v, Histogram::bucket_lo(i)) << v;
         EXPECT_LT(v, Histogram::bucket_hi(i)) << v;
@@ -70,11 +70,21 @@ TEST(HistogramBuckets, BucketsListsNonEmptyAndFillsGaps) {
     h.add(100, 5);
     const auto b = h.buckets();
     ASSERT_EQ(b.size(), 5u);
-    EXPECT_EQ(b[0].lo, 0u);  EXPECT_EQ(b[0].hi, 2u);   EXPECT_EQ(b[0].count, 2u);
-    EXPECT_EQ(b[1].lo, 2u);  EXPECT_EQ(b[1].hi, 4u);   EXPECT_EQ(b[1].count, 2u);
-    EXPECT_EQ(b[2].lo, 4u);  EXPECT_EQ(b[2].hi, 8u);   EXPECT_EQ(b[2].count, 2u);
-    EXPECT_EQ(b[3].lo, 8u);  EXPECT_EQ(b[3].hi, 16u);  EXPECT_EQ(b[3].count, 1u);
-    EXPECT_EQ(b[4].lo, 64u); EXPECT_EQ(b[4].hi, 128u); EXPECT_EQ(b[4].count, 5u);
+    EXPECT_EQ(b[0].lo, 0u);
+    EXPECT_EQ(b[0].hi, 2u);
+    EXPECT_EQ(b[0].count, 2u);
+    EXPECT_EQ(b[1].lo, 2u);
+    EXPECT_EQ(b[1].hi, 4u);
+    EXPECT_EQ(b[1].count, 2u);
+    EXPECT_EQ(b[2].lo, 4u);
+    EXPECT_EQ(b[2].hi, 8u);
+    EXPECT_EQ(b[2].count, 2u);
+    EXPECT_EQ(b[3].lo, 8u);
+    EXPECT_EQ(b[3].hi, 16u);
+    EXPECT_EQ(b[3].count, 1u);
+    EXPECT_EQ(b[4].lo, 64u);
+    EXPECT_EQ(b[4].hi, 128u);
+    EXPECT_EQ(b[4].count, 5u);
 
     const auto filled = h.buckets(/*fill_gaps=*/true);
     ASSERT_EQ(filled.size(), 7u);  // 16..31 and 32..63 are empty but shown
@@ -108,8 +118,10 @@ TEST(HistogramFine, SubBucketsAreAtMostOneSixteenthWide) {
         const uint64_t lo = Histogram::fine_lo(f), w = Histogram::fine_width(f);
         ASSERT_LE(lo, v) << v;
         ASSERT_LE(v - lo, w - 1) << v;
-        if (v >= 16) ASSERT_LE(w * 16, lo) << v;
-        else ASSERT_EQ(w, 1u) << v;  // small values are exact
+        if (v >= 16)
+            ASSERT_LE(w * 16, lo) << v;
+        else
+            ASSERT_EQ(w, 1u) << v;  // small values are exact
     }
     EXPECT_LT(Histogram::fine_index(0), Histogram::fine_index(1));
     EXPECT_LT(Histogram::fine_index(UINT64_MAX - 1), 65u * 16);

@@ -35,7 +35,8 @@ AccessCounts judge_all(const std::vector<Access>& arrivals) {
 std::vector<Access> turns_in_runs(uint64_t chunks, uint32_t threads, uint64_t run) {
     std::vector<std::vector<Access>> per_thread(threads);
     for (uint64_t k = 0; k < chunks; ++k)
-        per_thread[k % threads].push_back({static_cast<uint32_t>(1000 + k % threads), k, k * 4096, (k + 1) * 4096});
+        per_thread[k % threads].push_back(
+            {static_cast<uint32_t>(1000 + k % threads), k, k * 4096, (k + 1) * 4096});
     std::vector<Access> out;
     for (size_t from = 0; out.size() < chunks; from += run)
         for (const auto& t : per_thread)
@@ -49,9 +50,9 @@ TEST(AccessPattern, OneThreadInOrderIsJudgedAsItComes) {
     AccessJudge judge;
     AccessStream stream;
     AccessCounts counts;
-    judge.add(stream, counts, 7, 1, 0, 4096);       // first, at 0: sequential
-    judge.add(stream, counts, 7, 2, 4096, 8192);    // sequential
-    judge.add(stream, counts, 7, 3, 0, 100);        // went back: random
+    judge.add(stream, counts, 7, 1, 0, 4096);     // first, at 0: sequential
+    judge.add(stream, counts, 7, 2, 4096, 8192);  // sequential
+    judge.add(stream, counts, 7, 3, 0, 100);      // went back: random
     EXPECT_EQ(counts.sequential, 2u);
     EXPECT_EQ(counts.random, 1u);
     EXPECT_TRUE(judge.pending().empty());  // one thread: nothing waits
@@ -68,8 +69,8 @@ TEST(AccessPattern, ThreadsTakingTurnsAreSequentialThoughTheirRecordsArriveInRun
 TEST(AccessPattern, TheFirstThreadsJudgementsAreTakenBackWhenASecondThreadShowsUp) {
     // Thread 1's first run is judged at once (0 sequential, 2 and 4 random
     // against it alone); thread 2's first access started before them.
-    const auto counts = judge_all({{1, 0, 0, 10}, {1, 2, 20, 30}, {1, 4, 40, 50},
-                                   {2, 1, 10, 20}, {2, 3, 30, 40}, {2, 5, 50, 60}});
+    const auto counts = judge_all(
+        {{1, 0, 0, 10}, {1, 2, 20, 30}, {1, 4, 40, 50}, {2, 1, 10, 20}, {2, 3, 30, 40}, {2, 5, 50, 60}});
     EXPECT_EQ(counts.sequential, 6u);
     EXPECT_EQ(counts.random, 0u);
 }
@@ -77,7 +78,9 @@ TEST(AccessPattern, TheFirstThreadsJudgementsAreTakenBackWhenASecondThreadShowsU
 TEST(AccessPattern, RandomAccessesOfSeveralThreadsStayRandom) {
     // Two threads, each reading chunks no access ends at.
     std::vector<Access> a;
-    for (uint64_t k = 0; k < 200; ++k) a.push_back({static_cast<uint32_t>(1 + k % 2), k, (k * 7919 % 1000 + 1) * 8192, (k * 7919 % 1000 + 1) * 8192 + 4096});
+    for (uint64_t k = 0; k < 200; ++k)
+        a.push_back({static_cast<uint32_t>(1 + k % 2), k, (k * 7919 % 1000 + 1) * 8192,
+                     (k * 7919 % 1000 + 1) * 8192 + 4096});
     const auto counts = judge_all(a);
     EXPECT_EQ(counts.sequential, 0u);
     EXPECT_EQ(counts.random, 200u);
@@ -109,7 +112,8 @@ TEST(AccessPattern, WindowsAreEmptiedWhenTheyHoldTooMuchAndEveryAccessCountsOnce
     std::vector<AccessStream> stream(streams);
     std::vector<AccessCounts> counts(streams);
     for (size_t i = 0; i < streams; ++i)
-        for (const auto& a : turns_in_runs(32, 2, 14)) judge.add(stream[i], counts[i], a.tid, a.start_ns, a.offset, a.end);
+        for (const auto& a : turns_in_runs(32, 2, 14))
+            judge.add(stream[i], counts[i], a.tid, a.start_ns, a.offset, a.end);
     for (const auto& [to, c] : judge.pending()) {
         const size_t i = static_cast<size_t>(to - counts.data());
         ASSERT_LT(i, streams);
@@ -123,5 +127,6 @@ TEST(AccessPattern, WindowsAreEmptiedWhenTheyHoldTooMuchAndEveryAccessCountsOnce
         cut += counts[i].random != 0;
     }
     EXPECT_LE(cut, 3u);
-    EXPECT_LE(judge.pending().size(), AccessJudge::kMaxPending / 32 + 1);  // only what came after the last drain
+    EXPECT_LE(judge.pending().size(),
+              AccessJudge::kMaxPending / 32 + 1);  // only what came after the last drain
 }

@@ -33,12 +33,26 @@ const BlockDevice* find_device(const Report& r, uint32_t dev) {
 
 TEST(BlockModel, TotalsAndHistogramsPerDeviceAndDirection) {
     Records s;
-    s.block({.op = IOLENS_BLK_READ, .flags = IOLENS_BLKF_QUEUED, .depth = 3, .bytes = 4096,
-             .sector = 0, .queue_ns = 2000, .service_ns = 100'000});
-    s.block({.op = IOLENS_BLK_READ, .depth = 7, .bytes = 131072, .sector = 8,
-             .queue_ns = 999'999, .service_ns = 400'000});  // not queued: queue_ns ignored
-    s.block({.op = IOLENS_BLK_WRITE, .flags = IOLENS_BLKF_QUEUED, .depth = 2, .bytes = 8192,
-             .sector = 5000, .queue_ns = 50'000, .service_ns = 1'000'000});
+    s.block({.op = IOLENS_BLK_READ,
+             .flags = IOLENS_BLKF_QUEUED,
+             .depth = 3,
+             .bytes = 4096,
+             .sector = 0,
+             .queue_ns = 2000,
+             .service_ns = 100'000});
+    s.block({.op = IOLENS_BLK_READ,
+             .depth = 7,
+             .bytes = 131072,
+             .sector = 8,
+             .queue_ns = 999'999,
+             .service_ns = 400'000});  // not queued: queue_ns ignored
+    s.block({.op = IOLENS_BLK_WRITE,
+             .flags = IOLENS_BLKF_QUEUED,
+             .depth = 2,
+             .bytes = 8192,
+             .sector = 5000,
+             .queue_ns = 50'000,
+             .service_ns = 1'000'000});
     s.block({.op = IOLENS_BLK_OTHER, .depth = 9, .bytes = 0});  // a flush
     const Report r = build(s);
 
@@ -113,7 +127,7 @@ TEST(BlockModel, ChargedToTheSubmittingProcessOrUnattributed) {
     s.block({.op = IOLENS_BLK_READ, .pid = 100, .bytes = 4096});
     s.block({.op = IOLENS_BLK_WRITE, .pid = 100, .bytes = 8192});
     s.block({.op = IOLENS_BLK_OTHER, .pid = 100, .bytes = 0});
-    s.block({.op = IOLENS_BLK_READ, .pid = 0, .bytes = 512});      // untracked or kernel
+    s.block({.op = IOLENS_BLK_READ, .pid = 0, .bytes = 512});  // untracked or kernel
     s.block({.op = IOLENS_BLK_WRITE, .pid = 0, .bytes = 1024});
     s.block({.op = IOLENS_BLK_READ, .pid = 200, .bytes = 65536});  // first seen here
     const Report r = build(s);

@@ -36,8 +36,8 @@ public:
     Stream& call(const Call& c) {
         iolens_syscall_rec r{};
         r.op = static_cast<uint8_t>(c.op);
-        r.flags = static_cast<uint8_t>((c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0) | c.extra_flags |
-                                       (c.path << IOLENS_SC_PATH_SHIFT));
+        r.flags = static_cast<uint8_t>((c.ino ? (IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR) : 0) |
+                                       c.extra_flags | (c.path << IOLENS_SC_PATH_SHIFT));
         r.pid = r.tid = c.pid;
         r.duration_ns = c.duration;
         r.ret = c.ret;
@@ -50,8 +50,8 @@ public:
         return *this;
     }
     // components: leaf first, NUL-separated, as the kernel walk emits them.
-    Stream& file(uint64_t ino, const std::string& components, uint8_t flags = 0,
-                 uint64_t size = 0, uint32_t dev = kDev) {
+    Stream& file(uint64_t ino, const std::string& components, uint8_t flags = 0, uint64_t size = 0,
+                 uint32_t dev = kDev) {
         iolens_file_rec r{};
         r.flags = flags;
         r.pid = 100;
@@ -110,9 +110,27 @@ const FileStats* find_file(const Report& r, uint64_t ino) {
 
 TEST(ReportBuilderSyscalls, ExactTotalsPerProcessAndPerFile) {
     Stream s;
-    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7, .duration = 500});
-    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 100, .requested = 4096, .offset = 4096, .ino = 7, .duration = 1500});
-    s.call({.pid = 101, .op = IOLENS_OP_WRITE, .ret = 10, .requested = 10, .offset = 0, .ino = 8, .duration = 2000});
+    s.call({.pid = 100,
+            .op = IOLENS_OP_READ,
+            .ret = 4096,
+            .requested = 4096,
+            .offset = 0,
+            .ino = 7,
+            .duration = 500});
+    s.call({.pid = 100,
+            .op = IOLENS_OP_READ,
+            .ret = 100,
+            .requested = 4096,
+            .offset = 4096,
+            .ino = 7,
+            .duration = 1500});
+    s.call({.pid = 101,
+            .op = IOLENS_OP_WRITE,
+            .ret = 10,
+            .requested = 10,
+            .offset = 0,
+            .ino = 8,
+            .duration = 2000});
     s.call({.pid = 101, .op = IOLENS_OP_STAT, .ret = 0, .duration = 300});  // no file
     const Report r = build(s);
 
@@ -153,14 +171,38 @@ TEST(ReportBuilderSyscalls, ExactTotalsPerProcessAndPerFile) {
 TEST(ReportBuilderSyscalls, DataPathsSplitTheClassesExactly) {
     Stream s;
     // A plain read of file 7, then a copy call: a read of 7 and a write of 8.
-    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7, .duration = 500});
-    s.call({.pid = 100, .op = IOLENS_OP_READ, .ret = 65536, .requested = 65536, .offset = 4096, .ino = 7,
-            .duration = 900, .path = IOLENS_PATH_COPY});
-    s.call({.pid = 100, .op = IOLENS_OP_WRITE, .ret = 65536, .requested = 65536, .offset = 0, .ino = 8,
-            .duration = 900, .path = IOLENS_PATH_COPY});
+    s.call({.pid = 100,
+            .op = IOLENS_OP_READ,
+            .ret = 4096,
+            .requested = 4096,
+            .offset = 0,
+            .ino = 7,
+            .duration = 500});
+    s.call({.pid = 100,
+            .op = IOLENS_OP_READ,
+            .ret = 65536,
+            .requested = 65536,
+            .offset = 4096,
+            .ino = 7,
+            .duration = 900,
+            .path = IOLENS_PATH_COPY});
+    s.call({.pid = 100,
+            .op = IOLENS_OP_WRITE,
+            .ret = 65536,
+            .requested = 65536,
+            .offset = 0,
+            .ino = 8,
+            .duration = 900,
+            .path = IOLENS_PATH_COPY});
     // An AIO read that failed, of process 101.
-    s.call({.pid = 101, .op = IOLENS_OP_READ, .ret = -5, .requested = 4096, .offset = 0, .ino = 9,
-            .duration = 2000, .path = IOLENS_PATH_AIO});
+    s.call({.pid = 101,
+            .op = IOLENS_OP_READ,
+            .ret = -5,
+            .requested = 4096,
+            .offset = 0,
+            .ino = 9,
+            .duration = 2000,
+            .path = IOLENS_PATH_AIO});
     const Report r = build(s);
 
     EXPECT_EQ(r.totals[IOLENS_OP_READ].calls, 3u);
@@ -227,10 +269,18 @@ TEST(ReportBuilderSyscalls, RequestedIsNeverBelowReturnedWithMoreThan16Iovecs) {
     // A readv of 20 x 4 KiB: the kernel side summed the first 16 iovecs
     // (65536) and flagged it; 81920 came back, so 81920 was asked for.
     Stream s;
-    s.call({.op = IOLENS_OP_READ, .ret = 81920, .requested = 65536, .offset = 0, .ino = 7,
+    s.call({.op = IOLENS_OP_READ,
+            .ret = 81920,
+            .requested = 65536,
+            .offset = 0,
+            .ino = 7,
             .extra_flags = IOLENS_SC_IOV_TRUNC});
     // Truncated but short: the lower bound stays as summed.
-    s.call({.op = IOLENS_OP_READ, .ret = 100, .requested = 65536, .offset = 81920, .ino = 7,
+    s.call({.op = IOLENS_OP_READ,
+            .ret = 100,
+            .requested = 65536,
+            .offset = 81920,
+            .ino = 7,
             .extra_flags = IOLENS_SC_IOV_TRUNC});
     const Report r = build(s);
     EXPECT_EQ(r.totals[IOLENS_OP_READ].bytes, 81920u + 100);
@@ -262,16 +312,23 @@ TEST(ReportBuilderSyscalls, SequentialAndRandomPerProcess) {
     Stream s;
     // pid 100 streams file 7 from 0; pid 101 reads the same file from 1 MiB
     // in its own sequence. Interleaved, each stays sequential.
-    s.call({.pid = 100, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7});          // seq (first, at 0)
-    s.call({.pid = 101, .ret = 4096, .requested = 4096, .offset = 1 << 20, .ino = 7});    // random (first, not 0)
-    s.call({.pid = 100, .ret = 4096, .requested = 4096, .offset = 4096, .ino = 7});       // seq
+    s.call({.pid = 100, .ret = 4096, .requested = 4096, .offset = 0, .ino = 7});  // seq (first, at 0)
+    s.call(
+        {.pid = 101, .ret = 4096, .requested = 4096, .offset = 1 << 20, .ino = 7});  // random (first, not 0)
+    s.call({.pid = 100, .ret = 4096, .requested = 4096, .offset = 4096, .ino = 7});  // seq
     s.call({.pid = 101, .ret = 4096, .requested = 4096, .offset = (1 << 20) + 4096, .ino = 7});  // seq
-    s.call({.pid = 100, .ret = 100, .requested = 4096, .offset = 8192, .ino = 7});        // seq (short)
-    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 8292, .ino = 7});           // seq: continues the short read
-    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 0, .ino = 7});              // random: went back
-    s.call({.pid = 100, .op = IOLENS_OP_WRITE, .ret = 5, .requested = 5, .offset = 10, .ino = 7});  // seq: writes share the position
+    s.call({.pid = 100, .ret = 100, .requested = 4096, .offset = 8192, .ino = 7});  // seq (short)
+    s.call(
+        {.pid = 100, .ret = 10, .requested = 10, .offset = 8292, .ino = 7});  // seq: continues the short read
+    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 0, .ino = 7});  // random: went back
+    s.call({.pid = 100,
+            .op = IOLENS_OP_WRITE,
+            .ret = 5,
+            .requested = 5,
+            .offset = 10,
+            .ino = 7});  // seq: writes share the position
     s.call({.pid = 100, .ret = 10, .requested = 10, .offset = IOLENS_NO_OFFSET, .ino = 7});  // not classified
-    s.call({.pid = 100, .op = IOLENS_OP_SEEK, .ret = 0, .offset = 0, .ino = 7});           // not classified
+    s.call({.pid = 100, .op = IOLENS_OP_SEEK, .ret = 0, .offset = 0, .ino = 7});             // not classified
     const Report r = build(s);
     ASSERT_EQ(r.files.size(), 1u);
     EXPECT_EQ(r.files[0].sequential, 6u);
@@ -515,8 +572,7 @@ TEST(ReportBuilderMalformed, EveryTruncationPointIsAnErrorWithItsOffset) {
             EXPECT_TRUE(r.ok()) << "cut at " << cut << ": " << r.error().message;
         } else {
             ASSERT_FALSE(r.ok()) << "cut at " << cut;
-            EXPECT_NE(r.error().message.find("byte offset " + std::to_string(start) + " "),
-                      std::string::npos)
+            EXPECT_NE(r.error().message.find("byte offset " + std::to_string(start) + " "), std::string::npos)
                 << r.error().message;
         }
         (void)b.finish();  // what was processed is still usable
@@ -540,8 +596,8 @@ TEST(ReportBuilderMalformed, ZeroSizeIsAnErrorNotALoop) {
 }
 
 TEST(ReportBuilderMalformed, KnownTypeShorterThanItsLayout) {
-    for (uint16_t type : {IOLENS_REC_SYSCALL, IOLENS_REC_FILE, IOLENS_REC_FORK, IOLENS_REC_EXEC,
-                          IOLENS_REC_EXIT}) {
+    for (uint16_t type :
+         {IOLENS_REC_SYSCALL, IOLENS_REC_FILE, IOLENS_REC_FORK, IOLENS_REC_EXEC, IOLENS_REC_EXIT}) {
         Stream s;
         s.unknown(type, 12);  // a header and 8 bytes: too short for every known type
         ReportBuilder b;
@@ -570,8 +626,7 @@ TEST(ReportBuilderMalformed, LengthFieldsMustFitTheRecord) {
         ReportBuilder b;
         const auto r = b.add_records(s.span());
         ASSERT_FALSE(r.ok());
-        EXPECT_NE(r.error().message.find("2000 bytes of arguments"), std::string::npos)
-            << r.error().message;
+        EXPECT_NE(r.error().message.find("2000 bytes of arguments"), std::string::npos) << r.error().message;
     }
 }
 
@@ -604,8 +659,7 @@ TEST(ReportBuilderMalformed, RandomGarbageNeverCrashes) {
     std::mt19937 rng(1);
     for (int i = 0; i < 2000; ++i) {
         std::vector<std::byte> bytes = s.buf.data();
-        for (int k = 0; k < 4; ++k)
-            bytes[rng() % bytes.size()] = static_cast<std::byte>(rng());
+        for (int k = 0; k < 4; ++k) bytes[rng() % bytes.size()] = static_cast<std::byte>(rng());
         ReportBuilder b;
         (void)b.add_records(bytes);
         const Report r = b.finish();

@@ -110,7 +110,8 @@ TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
     std::vector<const CallEvent*> ptrs;
     for (const auto& c : calls) ptrs.push_back(&c);
     const std::vector<uint32_t> roots = {100, 102};
-    std::vector<OffCpuEvent> off = {{5000, 900'000, 100, 100}, {1'000'000, 3'000'000, 102, 102},
+    std::vector<OffCpuEvent> off = {{5000, 900'000, 100, 100},
+                                    {1'000'000, 3'000'000, 102, 102},
                                     {2'000'000, 2'500'000, 101, 101} /* not a root */};
     // Epoch-like windows: contiguous, one empty, the last cut short.
     std::vector<Interval> windows;
@@ -126,8 +127,8 @@ TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
         if (c.tid == c.pid && (c.pid == 100 || c.pid == 102)) main_io.push_back(io.back());
     }
     const IntervalSet want_io(io);
-    const IntervalSet want_crit = IntervalSet(main_io).unite(
-        IntervalSet({{5000, 900'000}, {1'000'000, 3'000'000}}).intersect(want_io));
+    const IntervalSet want_crit =
+        IntervalSet(main_io).unite(IntervalSet({{5000, 900'000}, {1'000'000, 3'000'000}}).intersect(want_io));
     EXPECT_EQ(got.io_ns, want_io.measure());
     EXPECT_EQ(got.critical_ns, want_crit.measure());
     EXPECT_GT(got.critical_ns, 0u);
@@ -177,7 +178,8 @@ TEST(IntervalSet, UniteAndSortedInputEqualTheSortAndMerge) {
 // The inference state machine run on every data read (the former per-call
 // behaviour) and on DataReadLog's subsequence must find the same starts.
 // data_reads_full re-derives rule 1 without any compaction.
-std::vector<DataRead> data_reads_full(const std::vector<CallEvent>& calls, const std::vector<bool>& data_file) {
+std::vector<DataRead> data_reads_full(const std::vector<CallEvent>& calls,
+                                      const std::vector<bool>& data_file) {
     std::map<uint64_t, uint8_t> state;
     std::vector<DataRead> out;
     for (const CallEvent& e : calls) {
@@ -188,7 +190,8 @@ std::vector<DataRead> data_reads_full(const std::vector<CallEvent>& calls, const
             if (!e.has(CallEvent::kError)) state[key] |= 2;
             continue;
         }
-        if (e.op() != IOLENS_OP_READ || !e.has(CallEvent::kRegular) || !e.has(CallEvent::kHasSize) || e.bytes == 0)
+        if (e.op() != IOLENS_OP_READ || !e.has(CallEvent::kRegular) || !e.has(CallEvent::kHasSize) ||
+            e.bytes == 0)
             continue;
         uint8_t& s = state[key];
         out.push_back({e.start_ns, f, !(s & 1) || (s & 2)});
@@ -241,7 +244,8 @@ TEST(DataReadLog, KeepsASubsequenceThatInfersTheSameEpochs) {
                     if (w.todo.empty()) continue;
                     any = true;
                     const uint32_t f = w.todo.front();
-                    if (w.chunk == 0 && rng() % 8) calls.push_back(call(w.pid, IOLENS_OP_OPEN, t += 10, f, 0));
+                    if (w.chunk == 0 && rng() % 8)
+                        calls.push_back(call(w.pid, IOLENS_OP_OPEN, t += 10, f, 0));
                     calls.push_back(call(w.pid, IOLENS_OP_READ, t += 10 + rng() % 50, f, 4096));
                     if (rng() % 10 == 0) calls.push_back(call(w.pid, IOLENS_OP_READ, t += 5, files + 2, 10));
                     if (rng() % 50 == 0) calls.push_back(call(w.pid, IOLENS_OP_READ, t += 5, files, 10));
@@ -264,7 +268,8 @@ TEST(DataReadLog, KeepsASubsequenceThatInfersTheSameEpochs) {
         // A subsequence of the full reads...
         size_t j = 0;
         for (const auto& r : kept) {
-            while (j < full.size() && !(full[j].t == r.t && full[j].file == r.file && full[j].pass == r.pass)) ++j;
+            while (j < full.size() && !(full[j].t == r.t && full[j].file == r.file && full[j].pass == r.pass))
+                ++j;
             ASSERT_LT(j, full.size()) << "seed " << seed;
             ++j;
         }

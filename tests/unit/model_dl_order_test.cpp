@@ -37,12 +37,21 @@ DlStream scrambled_job(uint64_t seed) {
             for (int i = 0; i < 40; ++i) {
                 const uint32_t w = w0 + i % 3;
                 const uint64_t at = t + rng() % (2 * kMs);
-                calls.push_back({.pid = w, .op = IOLENS_OP_OPEN, .start = at, .dur = 100,
-                                 .ino = uint64_t(order[i]), .ret = 3});
+                calls.push_back({.pid = w,
+                                 .op = IOLENS_OP_OPEN,
+                                 .start = at,
+                                 .dur = 100,
+                                 .ino = uint64_t(order[i]),
+                                 .ret = 3});
                 for (int c = 0; c < 5; ++c)
-                    calls.push_back({.pid = w, .tid = w + (c % 2) * 1000, .start = at + 200 + c * 30'000,
-                                     .dur = 1000 + rng() % 60'000, .ino = uint64_t(order[i]), .ret = 4096,
-                                     .offset = uint64_t(c) * 4096, .cache_in = c == 0 ? 8192u : 0u});
+                    calls.push_back({.pid = w,
+                                     .tid = w + (c % 2) * 1000,
+                                     .start = at + 200 + c * 30'000,
+                                     .dur = 1000 + rng() % 60'000,
+                                     .ino = uint64_t(order[i]),
+                                     .ret = 4096,
+                                     .offset = uint64_t(c) * 4096,
+                                     .cache_in = c == 0 ? 8192u : 0u});
                 t += 50'000;
             }
             s.offcpu(root, t - 30 * kMs, t);
@@ -52,9 +61,8 @@ DlStream scrambled_job(uint64_t seed) {
         }
     }
     // Completion order.
-    std::stable_sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) {
-        return a.start + a.dur < b.start + b.dur;
-    });
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const auto& a, const auto& b) { return a.start + a.dur < b.start + b.dur; });
     for (const auto& c : calls) s.call(c);
     return s;
 }

@@ -15,8 +15,8 @@ using test::kMs;
 
 namespace {
 
-const std::map<uint32_t, std::map<std::string, std::string>> kTwoRanks = {
-    {100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}};
+const std::map<uint32_t, std::map<std::string, std::string>> kTwoRanks = {{100, {{"RANK", "0"}}},
+                                                                          {200, {{"RANK", "1"}}}};
 
 TEST(EpochMarkers, MultiRankStepsAndEnd) {
     DlStream s;
@@ -96,8 +96,7 @@ Job shuffled_job(int epochs, bool respawn_gap, int files = 30) {
     uint64_t t = 10 * kMs;
     // The checkpoint is read once, in many chunks.
     for (int c = 0; c < 5; ++c)
-        j.s.call({.pid = 100, .start = t + c * 1000, .ino = 501, .ret = 4096,
-                  .offset = uint64_t(c) * 4096});
+        j.s.call({.pid = 100, .start = t + c * 1000, .ino = 501, .ret = 4096, .offset = uint64_t(c) * 4096});
     t += 1 * kMs;
     uint32_t next_pid = 1000;
     for (int e = 0; e < epochs; ++e) {
@@ -126,8 +125,7 @@ Job shuffled_job(int epochs, bool respawn_gap, int files = 30) {
 TEST(EpochInference, ShuffledRereadsAcrossWorkersGiveThreeEpochs) {
     // No respawn signal to snap to: the boundaries are the first re-reads.
     Job j = shuffled_job(3, true);
-    const auto r = test::build(j.s, test::dl_capture(1000 * kMs, {"pagecache"}),
-                               {{100, {{"RANK", "0"}}}});
+    const auto r = test::build(j.s, test::dl_capture(1000 * kMs, {"pagecache"}), {{100, {{"RANK", "0"}}}});
     ASSERT_EQ(r.epochs.size(), 3u);
     for (size_t e = 0; e < 3; ++e) {
         EXPECT_EQ(r.epochs[e].source, EpochSource::Inferred);
@@ -216,7 +214,11 @@ Report shared_file_job(bool respawn) {
         }
         for (int c = 1; c < 40; ++c)
             for (uint32_t k = 0; k < 2; ++k)
-                s.call({.pid = w + k, .start = t += 50'000, .dur = 1000, .ino = 7, .ret = 65536,
+                s.call({.pid = w + k,
+                        .start = t += 50'000,
+                        .dur = 1000,
+                        .ino = 7,
+                        .ret = 65536,
                         .offset = uint64_t(c) * 65536});
         if (respawn) {
             t += 1 * kMs;
@@ -266,8 +268,8 @@ TEST(EpochInference, EachRanksEventsGoToItsOwnEpochs) {
             for (int f = 1; f <= 10; ++f) s.load(r ? 200 : 100, r * 10 + f, t += step, 8192);
         }
     }
-    const auto r = test::build(s, test::dl_capture(1000 * kMs),
-                               {{100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}});
+    const auto r =
+        test::build(s, test::dl_capture(1000 * kMs), {{100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}});
     ASSERT_EQ(r.epochs.size(), 3u);
     ASSERT_EQ(r.epochs[0].ranks.size(), 2u);
     // Rank 0 starts epoch 2 before rank 1 has finished epoch 1.

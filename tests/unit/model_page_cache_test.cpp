@@ -33,14 +33,18 @@ const FileStats* find_file(const Report& r, uint64_t ino) {
 
 TEST(PageCacheModel, ReadsSplitIntoHitsAndMissesPerStream) {
     Records s;
-    s.syscall({.pid = 100, .ret = 4096, .ino = 7});                       // cached: a hit
-    s.syscall({.pid = 100, .ret = 4096, .ino = 7, .cache_in = 131072,     // starts readahead:
-               .readahead = 126976, .blocked = 5000});                    // 126976 prefetched
+    s.syscall({.pid = 100, .ret = 4096, .ino = 7});  // cached: a hit
+    s.syscall({.pid = 100,
+               .ret = 4096,
+               .ino = 7,
+               .cache_in = 131072,  // starts readahead:
+               .readahead = 126976,
+               .blocked = 5000});                                                      // 126976 prefetched
     s.syscall({.pid = 100, .ret = 8192, .ino = 7, .cache_in = 4096, .blocked = 700});  // 4096 of
-                                                                          // it from the prefetch
+                                                                                       // it from the prefetch
     s.syscall({.pid = 101, .ret = 1000, .ino = 8});
-    s.syscall({.pid = 101, .ret = 2000, .ino = 0, .cache_in = 500});      // no file identity
-    s.syscall({.pid = 101, .ret = 0, .ino = 8});                          // EOF: nothing either way
+    s.syscall({.pid = 101, .ret = 2000, .ino = 0, .cache_in = 500});  // no file identity
+    s.syscall({.pid = 101, .ret = 0, .ino = 8});                      // EOF: nothing either way
     const Report r = build(s);
 
     const PageCacheStats& t = r.page_cache;
@@ -81,7 +85,8 @@ TEST(PageCacheModel, ColdSequentialReadWithReadaheadHasNoHits) {
     Records s;
     for (int i = 0; i < 256; ++i) {
         const bool starts_window = i % 32 == 0;
-        s.syscall({.ret = 4096, .cache_in = starts_window ? 131072u : 0u,
+        s.syscall({.ret = 4096,
+                   .cache_in = starts_window ? 131072u : 0u,
                    .readahead = starts_window ? 131072u : 0u});
     }
     const Report r = build(s);
@@ -121,13 +126,13 @@ TEST(PageCacheModel, StreamsAreOneProcessReadingOneFile) {
     EXPECT_EQ(find_process(r, 100)->page_cache.hit_bytes, 4096u + 4096 + 4096);
     EXPECT_EQ(r.page_cache.hit_bytes, 4u * 4096);
     // Every level is the sum of the reads charged to it.
-    EXPECT_EQ(r.page_cache.hit_bytes, find_process(r, 100)->page_cache.hit_bytes +
-                                          find_process(r, 101)->page_cache.hit_bytes);
+    EXPECT_EQ(r.page_cache.hit_bytes,
+              find_process(r, 100)->page_cache.hit_bytes + find_process(r, 101)->page_cache.hit_bytes);
 }
 
 TEST(PageCacheModel, FailedAndNonReadCallsAreNotCacheReads) {
     Records s;
-    s.syscall({.ret = -5, .cache_in = 4096, .blocked = 10});            // EIO
+    s.syscall({.ret = -5, .cache_in = 4096, .blocked = 10});  // EIO
     s.syscall({.op = IOLENS_OP_WRITE, .ret = 4096, .cache_in = 4096, .blocked = 30});
     s.syscall({.op = IOLENS_OP_MMAP, .ret = 0x7f0000000000, .cache_in = 8192});
     const Report r = build(s);
@@ -248,7 +253,7 @@ TEST(PageCacheModel, EvictionsCountUnreferencedAsUnusedReadahead) {
     s.pagecache(IOLENS_PC_EVICT, IOLENS_PCF_UNREFERENCED, 100, 7, 65536);
     s.pagecache(IOLENS_PC_EVICT, 0, 100, 7, 4096);
     s.pagecache(IOLENS_PC_EVICT, IOLENS_PCF_UNREFERENCED, 555, 7, 8192);  // pid never seen
-    s.pagecache(IOLENS_PC_EVICT, 0, 0, 12, 4096);                          // no pid
+    s.pagecache(IOLENS_PC_EVICT, 0, 0, 12, 4096);                         // no pid
     const Report r = build(s);
     EXPECT_EQ(r.page_cache.evicted_bytes, 65536u + 4096 + 8192 + 4096);
     EXPECT_EQ(r.page_cache.readahead_unused_bytes, 65536u + 8192);
@@ -290,8 +295,7 @@ TEST(PageCacheModel, UnknownKindsAreSkippedAndShortRecordsAreErrors) {
     ReportBuilder sb;
     const auto r = sb.add_records(sc);
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("shorter than the 72 bytes"), std::string::npos)
-        << r.error().message;
+    EXPECT_NE(r.error().message.find("shorter than the 72 bytes"), std::string::npos) << r.error().message;
 }
 
 TEST(PageCacheModel, MergeAddsEveryField) {

@@ -64,12 +64,8 @@ public:
         buf.proc(type, pid, ppid, ts, "python");
         return *this;
     }
-    DlStream& fork(uint32_t pid, uint32_t ppid, uint64_t ts) {
-        return proc(IOLENS_REC_FORK, pid, ppid, ts);
-    }
-    DlStream& exit(uint32_t pid, uint32_t ppid, uint64_t ts) {
-        return proc(IOLENS_REC_EXIT, pid, ppid, ts);
-    }
+    DlStream& fork(uint32_t pid, uint32_t ppid, uint64_t ts) { return proc(IOLENS_REC_FORK, pid, ppid, ts); }
+    DlStream& exit(uint32_t pid, uint32_t ppid, uint64_t ts) { return proc(IOLENS_REC_EXIT, pid, ppid, ts); }
     DlStream& marker(uint32_t pid, uint64_t ts, const std::string& text) {
         buf.marker(pid, pid, ts, text);
         return *this;

@@ -15,8 +15,8 @@ using test::kMs;
 namespace {
 
 TEST(RankEnv, PrecedenceOverrideAndNonIntegers) {
-    std::map<std::string, std::string> v = {{"SLURM_PROCID", "5"}, {"RANK", "3"},
-                                            {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"}};
+    std::map<std::string, std::string> v = {
+        {"SLURM_PROCID", "5"}, {"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"}};
     auto re = parse_rank_env(v);
     ASSERT_TRUE(re.rank);
     EXPECT_EQ(*re.rank, 3);
@@ -98,10 +98,9 @@ TEST(Ranks, FromEnvInheritedByWorkers) {
 TEST(Ranks, OverrideVariableChangesTheRanks) {
     BuilderOptions opt;
     opt.rank_env_override = "SLURM_PROCID";
-    const auto r = test::build(two_rank_job(), test::dl_capture(100 * kMs),
-                               {{100, {{"RANK", "0"}, {"SLURM_PROCID", "7"}}},
-                                {200, {{"RANK", "1"}, {"SLURM_PROCID", "4"}}}},
-                               opt);
+    const auto r = test::build(
+        two_rank_job(), test::dl_capture(100 * kMs),
+        {{100, {{"RANK", "0"}, {"SLURM_PROCID", "7"}}}, {200, {{"RANK", "1"}, {"SLURM_PROCID", "4"}}}}, opt);
     ASSERT_EQ(r.ranks.size(), 2u);
     EXPECT_EQ(r.ranks[0].rank, 4);
     EXPECT_EQ(r.ranks[0].pids, (std::vector<uint32_t>{200, 201}));

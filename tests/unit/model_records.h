@@ -30,8 +30,7 @@ public:
     Records& syscall(const Read& c) {
         iolens_syscall_rec r{};
         r.op = static_cast<uint8_t>(c.op);
-        r.flags = static_cast<uint8_t>((c.ino ? IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR : 0) |
-                                       c.extra_flags);
+        r.flags = static_cast<uint8_t>((c.ino ? IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR : 0) | c.extra_flags);
         r.pid = r.tid = c.pid;
         r.duration_ns = 1000;
         r.ret = c.ret;

@@ -18,8 +18,7 @@ using iolens::OutputFile;
 
 struct Dir {
     std::string path;
-    Dir()
-    {
+    Dir() {
         char t[] = "/tmp/iolens-outfile-XXXXXX";
         path = mkdtemp(t);
     }
@@ -28,22 +27,19 @@ struct Dir {
     size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
 };
 
-std::string slurp(const std::string& p)
-{
+std::string slurp(const std::string& p) {
     std::ifstream in(p);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-mode_t lmode(const std::string& p)
-{
+mode_t lmode(const std::string& p) {
     struct stat st {};
     return ::lstat(p.c_str(), &st) == 0 ? st.st_mode : 0;
 }
 
-TEST(OutputFile, NothingHasTheNameUntilCommitAndAnUncommittedFileIsRemoved)
-{
+TEST(OutputFile, NothingHasTheNameUntilCommitAndAnUncommittedFileIsRemoved) {
     Dir d;
     {
         auto f = OutputFile::create(d / "out", false, "the test file");
@@ -54,8 +50,7 @@ TEST(OutputFile, NothingHasTheNameUntilCommitAndAnUncommittedFileIsRemoved)
     EXPECT_EQ(d.entries(), 0u);
 }
 
-TEST(OutputFile, ModeIsExactly0600WhateverTheUmask)
-{
+TEST(OutputFile, ModeIsExactly0600WhateverTheUmask) {
     Dir d;
     for (mode_t mask : {0000, 0022, 0077}) {
         const mode_t old = ::umask(mask);
@@ -67,8 +62,7 @@ TEST(OutputFile, ModeIsExactly0600WhateverTheUmask)
     }
 }
 
-TEST(OutputFile, AnExistingFileNeedsForceAndIsReplacedNotWrittenThrough)
-{
+TEST(OutputFile, AnExistingFileNeedsForceAndIsReplacedNotWrittenThrough) {
     Dir d;
     std::ofstream(d / "out") << "old";
     ASSERT_EQ(::link((d / "out").c_str(), (d / "other").c_str()), 0);
@@ -81,8 +75,7 @@ TEST(OutputFile, AnExistingFileNeedsForceAndIsReplacedNotWrittenThrough)
     EXPECT_EQ(slurp(d / "other"), "old");  // the old inode, untouched
 }
 
-TEST(OutputFile, ASymlinkIsReplacedItselfNeverItsTarget)
-{
+TEST(OutputFile, ASymlinkIsReplacedItselfNeverItsTarget) {
     Dir d;
     std::ofstream(d / "target") << "target";
     ASSERT_EQ(::symlink((d / "target").c_str(), (d / "link").c_str()), 0);
@@ -96,8 +89,7 @@ TEST(OutputFile, ASymlinkIsReplacedItselfNeverItsTarget)
     EXPECT_FALSE(fs::exists(fs::symlink_status(d / "nowhere")));
 }
 
-TEST(OutputFile, ForceNeverReplacesAnythingButAFileOrALink)
-{
+TEST(OutputFile, ForceNeverReplacesAnythingButAFileOrALink) {
     Dir d;
     ASSERT_EQ(::mkfifo((d / "fifo").c_str(), 0600), 0);
     ASSERT_EQ(::mkdir((d / "sub").c_str(), 0700), 0);
@@ -112,8 +104,7 @@ TEST(OutputFile, ForceNeverReplacesAnythingButAFileOrALink)
     EXPECT_FALSE(iolens::check_output_path("", true, "the test file").ok());
 }
 
-TEST(OutputFile, CommitRefusesANameThatAppearedMeanwhileWithoutForce)
-{
+TEST(OutputFile, CommitRefusesANameThatAppearedMeanwhileWithoutForce) {
     Dir d;
     auto f = OutputFile::create(d / "out", false, "the test file");
     ASSERT_TRUE(f.ok());
@@ -124,8 +115,7 @@ TEST(OutputFile, CommitRefusesANameThatAppearedMeanwhileWithoutForce)
     EXPECT_EQ(slurp(d / "out"), "raced");
 }
 
-TEST(OutputFile, SameFileComparesInodesAndDirectoriesNotText)
-{
+TEST(OutputFile, SameFileComparesInodesAndDirectoriesNotText) {
     Dir d;
     EXPECT_TRUE(iolens::same_file(d / "x", d.path + "/./x"));  // neither exists
     EXPECT_FALSE(iolens::same_file(d / "x", d / "y"));

@@ -27,8 +27,7 @@ const std::filesystem::path kTests = std::filesystem::path(IOLENS_TEST_DATA_DIR)
 const std::filesystem::path kRoot = kTests.parent_path();
 
 // The fixture's kernel, as a probing Features would see it with privileges.
-Features load_fixture(const std::string& name)
-{
+Features load_fixture(const std::string& name) {
     std::ifstream in(kTests / "unit" / "kernels" / name);
     EXPECT_TRUE(in) << name << " missing";
     Features f;
@@ -42,8 +41,10 @@ Features load_fixture(const std::string& name)
         if (key == "release")
             f.kernel_release = a;
         else if (key == "folio" || key == "kfunc_rdonly_cast" || key == "task_storage" || key == "ringbuf")
-            (key == "folio" ? f.folio : key == "task_storage" ? f.task_storage : key == "ringbuf" ? f.ringbuf
-                                                                                  : f.kfunc_rdonly_cast) = a == "yes";
+            (key == "folio"          ? f.folio
+             : key == "task_storage" ? f.task_storage
+             : key == "ringbuf"      ? f.ringbuf
+                                     : f.kfunc_rdonly_cast) = a == "yes";
         else if (key == "tracepoint" && b != "missing")
             tps.emplace_back(a, b == "unknown" ? -1 : std::stoi(b));
     }
@@ -57,27 +58,23 @@ Features load_fixture(const std::string& name)
 
 const char* const kFixtures[] = {"k5.10.txt", "k6.1.txt", "k6.12.txt", "k6.18.txt"};
 
-const FamilyPlan& plan_of(const std::vector<FamilyPlan>& plans, const std::string& family)
-{
-    auto it = std::find_if(plans.begin(), plans.end(), [&](const FamilyPlan& p) { return p.family == family; });
+const FamilyPlan& plan_of(const std::vector<FamilyPlan>& plans, const std::string& family) {
+    auto it =
+        std::find_if(plans.begin(), plans.end(), [&](const FamilyPlan& p) { return p.family == family; });
     EXPECT_NE(it, plans.end()) << family;
     return *it;
 }
 
-std::map<std::string, int> arities(const Attempt& a)
-{
+std::map<std::string, int> arities(const Attempt& a) {
     std::map<std::string, int> m;
-    for (const auto& x : a.arities)
-        m[x.tracepoint] = x.arity;
+    for (const auto& x : a.arities) m[x.tracepoint] = x.arity;
     return m;
 }
 
 // A family's cell in the kernel-matrix table, as tools/kernel-matrix/table.py
 // writes it from the probe statuses (which are the first attempt's hooks).
-std::string matrix_cell(const FamilyPlan& p)
-{
-    if (!p.available)
-        return "unavailable: " + p.reason;
+std::string matrix_cell(const FamilyPlan& p) {
+    if (!p.available) return "unavailable: " + p.reason;
     std::string hook = p.hook, build;
     if (const auto open = hook.rfind(" ["); open != std::string::npos) {
         build = ", " + hook.substr(open + 2, hook.size() - open - 3) + " build";
@@ -90,18 +87,15 @@ std::string matrix_cell(const FamilyPlan& p)
         at = comma + 1;
     }
     std::string cell;
-    for (const auto& k : kinds)
-        cell += (cell.empty() ? "" : "+") + k;
+    for (const auto& k : kinds) cell += (cell.empty() ? "" : "+") + k;
     cell += build;
     std::string degraded;
-    for (const auto& d : p.degraded)
-        degraded += (degraded.empty() ? "" : "; ") + d;
+    for (const auto& d : p.degraded) degraded += (degraded.empty() ? "" : "; ") + d;
     return degraded.empty() ? cell : cell + " (" + degraded + ")";
 }
 
 // The kernel-matrix table of a markdown file: row name -> cells, one per column.
-std::map<std::string, std::vector<std::string>> matrix_table(const std::string& file)
-{
+std::map<std::string, std::vector<std::string>> matrix_table(const std::string& file) {
     std::ifstream in(kRoot / file);
     EXPECT_TRUE(in) << file << " missing";
     std::map<std::string, std::vector<std::string>> rows;
@@ -110,8 +104,7 @@ std::map<std::string, std::vector<std::string>> matrix_table(const std::string& 
     while (std::getline(in, line)) {
         inside = (inside || line.find("kernel-matrix-table:begin") != std::string::npos) &&
                  line.find("kernel-matrix-table:end") == std::string::npos;
-        if (!inside || line.rfind("| ", 0) != 0)
-            continue;
+        if (!inside || line.rfind("| ", 0) != 0) continue;
         std::vector<std::string> cells;
         for (size_t at = 2; at < line.size();) {
             const size_t end = line.find(" |", at);
@@ -125,14 +118,12 @@ std::map<std::string, std::vector<std::string>> matrix_table(const std::string& 
     return rows;
 }
 
-std::string major_minor(const std::string& release)
-{
+std::string major_minor(const std::string& release) {
     const auto first = release.find('.');
     return release.substr(0, release.find_first_not_of("0123456789", first + 1));
 }
 
-TEST(ProbePlan, EachMatrixKernelGetsWhatTheDocsSay)
-{
+TEST(ProbePlan, EachMatrixKernelGetsWhatTheDocsSay) {
     for (const char* file : {"docs/kernel-matrix.md", "README.md"}) {
         auto table = matrix_table(file);
         ASSERT_FALSE(table["kernel"].empty()) << file << ": no kernel-matrix table";
@@ -148,14 +139,14 @@ TEST(ProbePlan, EachMatrixKernelGetsWhatTheDocsSay)
             const auto i = static_cast<size_t>(col - kernels.begin());
             for (const auto& p : plan_probes(f)) {
                 ASSERT_GT(table[p.family].size(), i) << file << ": no row for " << p.family;
-                EXPECT_EQ(matrix_cell(p), table[p.family][i]) << file << ", " << f.kernel_release << ", " << p.family;
+                EXPECT_EQ(matrix_cell(p), table[p.family][i])
+                    << file << ", " << f.kernel_release << ", " << p.family;
             }
         }
     }
 }
 
-TEST(ProbePlan, Debian11GetsTheLegacyBuildsAndMixedBlockPrototypes)
-{
+TEST(ProbePlan, Debian11GetsTheLegacyBuildsAndMixedBlockPrototypes) {
     const auto plans = plan_probes(load_fixture("k5.10.txt"));
     const auto& sys = plan_of(plans, "syscalls");
     ASSERT_EQ(sys.attempts.size(), 2u);  // task storage is missing: legacy only, tp_btf then raw_tp
@@ -168,23 +159,22 @@ TEST(ProbePlan, Debian11GetsTheLegacyBuildsAndMixedBlockPrototypes)
     const auto& block = plan_of(plans, "block");
     ASSERT_TRUE(block.available);
     // Debian's 5.10 took the new block_rq_* prototypes but not the new block_getrq.
-    EXPECT_EQ(arities(block.attempts.front()),
-              (std::map<std::string, int>{
-                  {"block_getrq", 3}, {"block_bio_frontmerge", 3}, {"block_rq_insert", 1}, {"block_rq_issue", 1}}));
+    EXPECT_EQ(
+        arities(block.attempts.front()),
+        (std::map<std::string, int>{
+            {"block_getrq", 3}, {"block_bio_frontmerge", 3}, {"block_rq_insert", 1}, {"block_rq_issue", 1}}));
     EXPECT_FALSE(plan_of(plans, "pagecache").available);
     EXPECT_TRUE(plan_of(plans, "pagecache").attempts.empty());
 }
 
-TEST(ProbePlan, Debian12And13GetTaskStorageAndNewPrototypes)
-{
+TEST(ProbePlan, Debian12And13GetTaskStorageAndNewPrototypes) {
     for (const char* fixture : {"k6.1.txt", "k6.12.txt", "k6.18.txt"}) {
         const Features f = load_fixture(fixture);
         const auto plans = plan_probes(f);
         const auto& sys = plan_of(plans, "syscalls");
         // bpf_rdonly_cast (6.2+) puts the direct build first, the standard one after it.
         std::vector<std::string> objects;
-        for (const auto& a : sys.attempts)
-            objects.push_back(a.object + "/" + hook_prefix(a.hook));
+        for (const auto& a : sys.attempts) objects.push_back(a.object + "/" + hook_prefix(a.hook));
         if (f.kfunc_rdonly_cast)
             EXPECT_EQ(objects, (std::vector<std::string>{"syscalls_direct/tp_btf", "syscalls_direct/raw_tp",
                                                          "syscalls/tp_btf", "syscalls/raw_tp"}))
@@ -195,22 +185,22 @@ TEST(ProbePlan, Debian12And13GetTaskStorageAndNewPrototypes)
                   (std::vector<std::string>{"sys_enter", "sys_exit", "sched_process_exit"}))
             << fixture;
         const auto& block = plan_of(plans, "block");
-        EXPECT_EQ(arities(block.attempts.front()),
-                  (std::map<std::string, int>{
-                      {"block_getrq", 1}, {"block_bio_frontmerge", 1}, {"block_rq_insert", 1}, {"block_rq_issue", 1}}))
+        EXPECT_EQ(arities(block.attempts.front()), (std::map<std::string, int>{{"block_getrq", 1},
+                                                                               {"block_bio_frontmerge", 1},
+                                                                               {"block_rq_insert", 1},
+                                                                               {"block_rq_issue", 1}}))
             << fixture;
         EXPECT_EQ(plan_of(plans, "pagecache").attempts.front().object, "pagecache") << fixture;
         EXPECT_EQ(plan_of(plans, "blocking").attempts.size(), 1u) << fixture;  // tp_btf only
     }
 }
 
-TEST(ProbePlan, ForcingNarrowsTheAttempts)
-{
+TEST(ProbePlan, ForcingNarrowsTheAttempts) {
     const Features f = load_fixture("k6.18.txt");
     for (const auto& p : plan_probes(f, {"raw_tp", ""})) {
-        for (const auto& a : p.attempts)
-            EXPECT_EQ(a.hook, Hook::RawTp) << p.family;
-        EXPECT_EQ(p.attempts.empty(), p.family == "blocking" || p.family == "io_uring") << p.family;  // no raw_tp build
+        for (const auto& a : p.attempts) EXPECT_EQ(a.hook, Hook::RawTp) << p.family;
+        EXPECT_EQ(p.attempts.empty(), p.family == "blocking" || p.family == "io_uring")
+            << p.family;  // no raw_tp build
         EXPECT_TRUE(p.available) << p.family;
     }
     for (const auto& p : plan_probes(f, {"", "legacy"}))
@@ -218,18 +208,18 @@ TEST(ProbePlan, ForcingNarrowsTheAttempts)
             EXPECT_EQ(a.variant, has_build(*p.spec, Variant::Legacy) ? Variant::Legacy : Variant::Standard);
 }
 
-TEST(ProbePlan, UnknownPrototypesAreNotGuessed)
-{
+TEST(ProbePlan, UnknownPrototypesAreNotGuessed) {
     Features f = load_fixture("k6.18.txt");
     const auto at = [&](const std::string& tp) {
-        return static_cast<size_t>(
-            std::lower_bound(f.btf_tracepoints.begin(), f.btf_tracepoints.end(), tp) - f.btf_tracepoints.begin());
+        return static_cast<size_t>(std::lower_bound(f.btf_tracepoints.begin(), f.btf_tracepoints.end(), tp) -
+                                   f.btf_tracepoints.begin());
     };
     f.btf_tracepoint_arity[at("block_rq_insert")] = 5;  // optional: degraded
     auto block = plan_family(f, *find_family("block"));
     ASSERT_TRUE(block.available);
-    EXPECT_EQ(block.degraded, (std::vector<std::string>{"no program fits block_rq_insert (5 arguments): queue time "
-                                                        "(insert to issue) unavailable"}));
+    EXPECT_EQ(block.degraded,
+              (std::vector<std::string>{"no program fits block_rq_insert (5 arguments): queue time "
+                                        "(insert to issue) unavailable"}));
     EXPECT_EQ(arities(block.attempts.front()).count("block_rq_insert"), 0u);
     f.btf_tracepoint_arity[at("block_rq_issue")] = -1;  // required: unavailable
     block = plan_family(f, *find_family("block"));
@@ -237,8 +227,7 @@ TEST(ProbePlan, UnknownPrototypesAreNotGuessed)
     EXPECT_EQ(block.reason, "no program fits this kernel's prototype of block_rq_issue (arguments unknown)");
 }
 
-TEST(ProbePlan, WithoutBtfNothingIsPlanned)
-{
+TEST(ProbePlan, WithoutBtfNothingIsPlanned) {
     Features f = load_fixture("k6.18.txt");
     f.btf = false;
     for (const auto& p : plan_probes(f)) {
@@ -247,23 +236,22 @@ TEST(ProbePlan, WithoutBtfNothingIsPlanned)
     }
 }
 
-TEST(ProbePlan, FixturesCoverEveryTracepointOfTheCatalog)
-{
+TEST(ProbePlan, FixturesCoverEveryTracepointOfTheCatalog) {
     for (const char* fixture : kFixtures) {
         std::ifstream in(kTests / "unit" / "kernels" / fixture);
         std::stringstream ss;
         ss << in.rdbuf();
         for (const auto& spec : family_specs())
             for (const auto& tp : spec.tracepoints)
-                EXPECT_NE(ss.str().find("\ntracepoint " + tp.name + " "), std::string::npos) << fixture << ": " << tp.name;
+                EXPECT_NE(ss.str().find("\ntracepoint " + tp.name + " "), std::string::npos)
+                    << fixture << ": " << tp.name;
     }
 }
 
 // Every build of every family has, for each hook kind it claims, a program
 // for each tracepoint the catalog lists, no program the catalog does not
 // know, and the arity variable of each tracepoint with several prototypes.
-TEST(ProbePlan, CatalogMatchesTheBpfObjects)
-{
+TEST(ProbePlan, CatalogMatchesTheBpfObjects) {
     for (const auto& object : bpf_objects()) {
         const FamilySpec* spec = find_family(object.family);
         ASSERT_NE(spec, nullptr) << object.name;
@@ -271,17 +259,15 @@ TEST(ProbePlan, CatalogMatchesTheBpfObjects)
         ASSERT_TRUE(contents) << contents.error().message;
         std::set<std::pair<std::string, std::string>> have, want;
         for (const auto& [kind, tp] : contents->programs)
-            if (kind != "iter")
-                have.insert({kind, tp});
+            if (kind != "iter") have.insert({kind, tp});
         for (const auto& tp : spec->tracepoints) {
-            if (object.build == Variant::Legacy && !tp.in_legacy)
-                continue;
+            if (object.build == Variant::Legacy && !tp.in_legacy) continue;
             want.insert({"tp_btf", tp.name});
-            if (spec->has_raw_tp)
-                want.insert({"raw_tp", tp.name});
+            if (spec->has_raw_tp) want.insert({"raw_tp", tp.name});
             if (!tp.arities.empty())
-                EXPECT_NE(std::find(contents->rodata.begin(), contents->rodata.end(), "iolens_arity_" + tp.name),
-                          contents->rodata.end())
+                EXPECT_NE(
+                    std::find(contents->rodata.begin(), contents->rodata.end(), "iolens_arity_" + tp.name),
+                    contents->rodata.end())
                     << object.name << ": no iolens_arity_" << tp.name;
         }
         EXPECT_EQ(have, want) << object.name;

@@ -128,13 +128,19 @@ TEST(CaptureJson, MissingKeysKeepDefaults) {
 
 TEST(CaptureJson, WrongTypesAreErrorsNamingTheKey) {
     const char* bad[] = {
-        R"({"events": "many"})",         R"({"events": -1})",
-        R"({"pids": [1, "x"]})",         R"({"pids": [5000000000]})",
-        R"({"command": "python3"})",     R"({"partial": 1})",
-        R"({"exit_status": "0"})",       R"({"lost_detail": {"rb": -3}})",
-        R"({"probes": [{"name": 3}]})",  R"({"probes": {}})",
+        R"({"events": "many"})",
+        R"({"events": -1})",
+        R"({"pids": [1, "x"]})",
+        R"({"pids": [5000000000]})",
+        R"({"command": "python3"})",
+        R"({"partial": 1})",
+        R"({"exit_status": "0"})",
+        R"({"lost_detail": {"rb": -3}})",
+        R"({"probes": [{"name": 3}]})",
+        R"({"probes": {}})",
         R"({"hostname": null})",
-        R"({"cost": {"attach_ns": -5}})", R"({"cost": {"bpf": [{"runs": "x"}]}})",
+        R"({"cost": {"attach_ns": -5}})",
+        R"({"cost": {"bpf": [{"runs": "x"}]}})",
     };
     for (const char* text : bad) {
         const auto c = capture_from_json(json::parse(text));

@@ -120,8 +120,8 @@ uint32_t crc_of(uint32_t type, const std::string& payload, uint32_t version = 1)
     le32(covered, static_cast<uint32_t>(payload.size()));
     covered += payload;
     if (version >= 2) return crc32c_portable(0, covered.data(), covered.size());
-    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(covered.data()),
-                                       static_cast<uInt>(covered.size())));
+    return static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(covered.data()), static_cast<uInt>(covered.size())));
 }
 
 std::string chunk(uint32_t type, const std::string& payload, uint32_t version = 1) {
@@ -139,9 +139,9 @@ std::unique_ptr<Writer> must_create(const std::string& path, WriterOptions optio
     return std::move(w).value();
 }
 
-#define ASSERT_OK(expr)                                                      \
-    do {                                                                     \
-        auto _r = (expr);                                                    \
+#define ASSERT_OK(expr)                                                               \
+    do {                                                                              \
+        auto _r = (expr);                                                             \
         ASSERT_TRUE(_r.ok()) << #expr << ": " << (_r.ok() ? "" : _r.error().message); \
     } while (0)
 
@@ -293,8 +293,7 @@ TEST(RecordingRoundTrip, ManyLargeChunksSurviveTheReadBuffer) {
     size_t seen = 0;
     auto s = read_file_streaming(path, [&](const Chunk& c) {
         if (c.type == ChunkType::Records) {
-            EXPECT_TRUE(seen < payloads.size() && to_string(c.payload) == payloads[seen])
-                << "chunk " << seen;
+            EXPECT_TRUE(seen < payloads.size() && to_string(c.payload) == payloads[seen]) << "chunk " << seen;
             ++seen;
         }
         return true;
@@ -315,7 +314,8 @@ TEST(RecordingRoundTrip, EmptyJsonChunkRoundTrips) {
         ASSERT_OK(w->write_json_chunk(ChunkType::Meta, ""));
         ASSERT_OK(w->write_json_chunk(ChunkType::End, ""));
     }
-    EXPECT_EQ(slurp(path), file_header(kFormatVersion) + chunk(1, "", kFormatVersion) + chunk(4, "", kFormatVersion));
+    EXPECT_EQ(slurp(path),
+              file_header(kFormatVersion) + chunk(1, "", kFormatVersion) + chunk(4, "", kFormatVersion));
     auto r = read_file(path);
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->complete);
@@ -345,8 +345,8 @@ TEST(RecordingWriter, JsonChunkWritesBufferedRecordsFirst) {
         ASSERT_OK(w->append_records(to_bytes(pattern(10, 7))));
         ASSERT_OK(w->write_json_chunk(ChunkType::End, kEnd));
     }
-    EXPECT_EQ(slurp(path),
-              file_header(kFormatVersion) + chunk(1, kMeta, kFormatVersion) + chunk(2, pattern(10, 7), kFormatVersion) + chunk(4, kEnd, kFormatVersion));
+    EXPECT_EQ(slurp(path), file_header(kFormatVersion) + chunk(1, kMeta, kFormatVersion) +
+                               chunk(2, pattern(10, 7), kFormatVersion) + chunk(4, kEnd, kFormatVersion));
 }
 
 TEST(RecordingWriter, DestructorFlushesBufferedRecords) {
@@ -756,8 +756,9 @@ TEST(RecordingReader, NewerFormatIsRefusedWithBothVersions) {
     TempDir dir;
     auto path = dir.file("v3");
     spit(path, file_header(3) + chunk(4, kEnd, 3));
-    EXPECT_EQ(read_error(path), path + " was written by a newer iolens (format 3); this iolens "
-                                       "reads formats 1 to 2: upgrade iolens to read it");
+    EXPECT_EQ(read_error(path), path +
+                                    " was written by a newer iolens (format 3); this iolens "
+                                    "reads formats 1 to 2: upgrade iolens to read it");
 }
 
 TEST(RecordingReader, EachFormatIsCheckedWithItsOwnCrc) {
@@ -935,7 +936,8 @@ TEST(RecordingReader, FlippedByteIsCorruptAtItsChunk) {
         EXPECT_EQ(r->skipped_bytes, last ? 0u : starts[index + 1] - starts[index]);
         // A damaged size may look like anything (the last chunk's, like a truncation).
         if (in_chunk >= 8 && in_chunk < 12) continue;
-        EXPECT_TRUE(Contains(r->problem, "corrupt chunk at byte " + std::to_string(starts[index]))) << r->problem;
+        EXPECT_TRUE(Contains(r->problem, "corrupt chunk at byte " + std::to_string(starts[index])))
+            << r->problem;
         std::string why = in_chunk < 4 ? "bad chunk magic" : "CRC mismatch";
         EXPECT_TRUE(Contains(r->problem, "(" + why + ")")) << r->problem;
     }
@@ -967,15 +969,16 @@ TEST(RecordingReader, OversizePayloadIsCorruptNotAllocated) {
     spit(path2, file_header() + big + std::string(100, 'x'));
     auto r2 = read_file(path2);
     ASSERT_TRUE(r2.ok());
-    EXPECT_EQ(r2->problem, "recording is truncated at byte 64 (recorder killed or disk full?): "
-                           "report is partial");
+    EXPECT_EQ(r2->problem,
+              "recording is truncated at byte 64 (recorder killed or disk full?): "
+              "report is partial");
 }
 
 TEST(RecordingReader, UnknownChunkTypesArePassedThrough) {
     TempDir dir;
     auto path = dir.file("future");
-    spit(path, file_header() + chunk(1, kMeta) + chunk(99, "from the future") +
-                   chunk(2, pattern(16, 5)) + chunk(0xdeadbeef, "") + chunk(4, kEnd));
+    spit(path, file_header() + chunk(1, kMeta) + chunk(99, "from the future") + chunk(2, pattern(16, 5)) +
+                   chunk(0xdeadbeef, "") + chunk(4, kEnd));
     auto r = read_file(path);
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_TRUE(r->complete) << r->problem;
@@ -1068,7 +1071,6 @@ TEST(RecordingStreaming, StopsWhenTheCallbackSaysSo) {
     EXPECT_EQ(s->file_size, starts.back());
 }
 
-
 TEST(RecordingReader, ADamagedChunkIsSkippedAndTheEndAfterItKept) {
     TempDir dir;
     auto path = dir.file("rec.iolens");
@@ -1084,7 +1086,8 @@ TEST(RecordingReader, ADamagedChunkIsSkippedAndTheEndAfterItKept) {
     EXPECT_EQ(r->chunks.back().type, ChunkType::End);
     EXPECT_EQ(r->damaged_regions, 1u);
     EXPECT_EQ(r->skipped_bytes, starts[3] - starts[2]);
-    EXPECT_TRUE(Contains(r->problem, "corrupt chunk at byte " + std::to_string(starts[2]) + " (bad chunk magic)"));
+    EXPECT_TRUE(
+        Contains(r->problem, "corrupt chunk at byte " + std::to_string(starts[2]) + " (bad chunk magic)"));
     EXPECT_TRUE(Contains(r->problem, std::to_string(starts[3] - starts[2]) + " bytes skipped"));
 }
 
@@ -1113,8 +1116,8 @@ TEST(RecordingReader, AFileOfFakeChunkMagicsIsReadInBoundedWork) {
 }  // namespace iolens::recording
 
 TEST(RecordingFormat, DocsListEveryChunkTypeWithItsNumber) {
-    const auto doc_path = std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() /
-                          "docs" / "recording-format.md";
+    const auto doc_path = std::filesystem::path(IOLENS_TEST_DATA_DIR).parent_path().parent_path() / "docs" /
+                          "recording-format.md";
     std::ifstream in(doc_path);
     ASSERT_TRUE(in) << "docs/recording-format.md missing";
     std::stringstream ss;
@@ -1123,7 +1126,8 @@ TEST(RecordingFormat, DocsListEveryChunkTypeWithItsNumber) {
     for (const auto& t : iolens::recording::kChunkTypes) {
         const std::string numbered = std::to_string(static_cast<uint32_t>(t.type)) + " " + t.name;
         EXPECT_NE(doc.find(numbered), std::string::npos) << numbered << " missing from the chunk header";
-        EXPECT_NE(doc.find(std::string("| ") + t.name + " |"), std::string::npos) << t.name << " has no table row";
+        EXPECT_NE(doc.find(std::string("| ") + t.name + " |"), std::string::npos)
+            << t.name << " has no table row";
         EXPECT_EQ(iolens::recording::chunk_type_name(t.type), t.name);
     }
     EXPECT_EQ(iolens::recording::chunk_type_name(static_cast<iolens::recording::ChunkType>(99)), "type 99");

@@ -18,10 +18,11 @@ const char* kOps[] = {"read", "write", "open", "close", "stat", "seek", "mmap", 
 
 CaptureInfo capture(bool pagecache, bool blocking, bool block) {
     CaptureInfo c;
-    c.probes = {{"syscalls", "tp_btf/sys_enter", true, ""},
-                {"pagecache", "tp/filemap/mm_filemap_add_to_page_cache", pagecache, pagecache ? "" : "missing"},
-                {"blocking", "tp_btf/sched_switch", blocking, ""},
-                {"block", "tp/block/block_rq_issue", block, ""}};
+    c.probes = {
+        {"syscalls", "tp_btf/sys_enter", true, ""},
+        {"pagecache", "tp/filemap/mm_filemap_add_to_page_cache", pagecache, pagecache ? "" : "missing"},
+        {"blocking", "tp_btf/sched_switch", blocking, ""},
+        {"block", "tp/block/block_rq_issue", block, ""}};
     c.devices = {{kDiskDev, "vda"}};
     return c;
 }
@@ -33,10 +34,16 @@ Report build(const CaptureInfo& cap) {
     s.syscall({.pid = 100, .ret = 131072, .ino = 7});  // 114688 of it too, 16384 hit
     s.pagecache(IOLENS_PC_FAULT_IN, IOLENS_PCF_MAJOR_FAULT, 100, 7, 4096);
     s.pagecache(IOLENS_PC_EVICT, IOLENS_PCF_UNREFERENCED, 100, 7, 8192);
-    s.block({.op = IOLENS_BLK_READ, .flags = IOLENS_BLKF_QUEUED, .depth = 4, .pid = 100,
-             .bytes = 131072, .sector = 0, .queue_ns = 3000, .service_ns = 200'000});
-    s.block({.op = IOLENS_BLK_READ, .depth = 2, .pid = 100, .bytes = 4096, .sector = 256,
-             .service_ns = 90'000});
+    s.block({.op = IOLENS_BLK_READ,
+             .flags = IOLENS_BLKF_QUEUED,
+             .depth = 4,
+             .pid = 100,
+             .bytes = 131072,
+             .sector = 0,
+             .queue_ns = 3000,
+             .service_ns = 200'000});
+    s.block(
+        {.op = IOLENS_BLK_READ, .depth = 2, .pid = 100, .bytes = 4096, .sector = 256, .service_ns = 90'000});
     s.block({.op = IOLENS_BLK_WRITE, .dev = (259u << 20) | 2, .pid = 0, .bytes = 4096});
     s.block({.op = IOLENS_BLK_OTHER, .pid = 0, .bytes = 0});
     ReportBuilder b;
@@ -81,11 +88,13 @@ TEST(JsonPageCache, KeysAndTypesAtEveryLevelWhenLive) {
         expect_page_cache(p.at("page_cache"), true, "processes[].page_cache");
         const json& b = p.at("block");
         ASSERT_TRUE(b.is_object());
-        for (const char* k : {"read_bytes", "write_bytes", "requests"}) EXPECT_TRUE(b.at(k).is_number_unsigned()) << k;
+        for (const char* k : {"read_bytes", "write_bytes", "requests"})
+            EXPECT_TRUE(b.at(k).is_number_unsigned()) << k;
     }
     ASSERT_FALSE(j.at("files").empty());
     for (const auto& f : j.at("files")) expect_page_cache(f.at("page_cache"), true, "files[].page_cache");
-    for (const char* op : kOps) EXPECT_TRUE(j.at("totals").at(op).at("blocked_ns").is_number_unsigned()) << op;
+    for (const char* op : kOps)
+        EXPECT_TRUE(j.at("totals").at(op).at("blocked_ns").is_number_unsigned()) << op;
 }
 
 TEST(JsonPageCache, ExactValues) {
@@ -116,7 +125,8 @@ TEST(JsonBlock, DevicesContractAndOrder) {
     ASSERT_EQ(devices.size(), 2u);
     for (const auto& d : devices) {
         EXPECT_TRUE(d.at("name").is_string());
-        for (const char* k : {"dev", "major", "minor", "other_requests"}) EXPECT_TRUE(d.at(k).is_number_unsigned()) << k;
+        for (const char* k : {"dev", "major", "minor", "other_requests"})
+            EXPECT_TRUE(d.at(k).is_number_unsigned()) << k;
         expect_block_stats(d.at("read"), "read");
         expect_block_stats(d.at("write"), "write");
     }

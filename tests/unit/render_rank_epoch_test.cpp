@@ -19,10 +19,8 @@ model::Report two_rank_report(std::vector<std::string> probes = {"pagecache", "b
     s.fork(100, 1, 1 * kMs).fork(200, 1, 1 * kMs).fork(101, 100, 2 * kMs);
     s.marker(100, 10 * kMs, "epoch/0").marker(100, 50 * kMs, "epoch/1");
     s.marker(100, 12 * kMs, "step/1");
-    s.call({.pid = 101, .start = 20 * kMs, .dur = 3 * kMs, .ino = 1, .ret = 1 << 20,
-            .cache_in = 1 << 20});
-    s.call({.pid = 200, .start = 21 * kMs, .dur = 9 * kMs, .ino = 2, .ret = 1 << 21,
-            .cache_in = 1 << 21});
+    s.call({.pid = 101, .start = 20 * kMs, .dur = 3 * kMs, .ino = 1, .ret = 1 << 20, .cache_in = 1 << 20});
+    s.call({.pid = 200, .start = 21 * kMs, .dur = 9 * kMs, .ino = 2, .ret = 1 << 21, .cache_in = 1 << 21});
     s.call({.pid = 101, .start = 60 * kMs, .ino = 1, .ret = 1 << 20});
     s.call({.pid = 200, .start = 61 * kMs, .ino = 2, .ret = 1 << 21});
     s.offcpu(100, 19 * kMs, 25 * kMs);
@@ -35,9 +33,9 @@ TEST(RenderRankJson, KeysAndNulls) {
     ASSERT_TRUE(j.contains("ranks"));
     ASSERT_EQ(j["ranks"].size(), 2u);
     const auto& r0 = j["ranks"][0];
-    for (const char* k : {"rank", "local_rank", "world_size", "pids", "ops", "page_cache", "block",
-                          "wall_ns", "io_time_ns", "critical_io_ns", "io_time_share",
-                          "critical_io_share", "threads", "rank_source"})
+    for (const char* k :
+         {"rank", "local_rank", "world_size", "pids", "ops", "page_cache", "block", "wall_ns", "io_time_ns",
+          "critical_io_ns", "io_time_share", "critical_io_share", "threads", "rank_source"})
         EXPECT_TRUE(r0.contains(k)) << k;
     EXPECT_EQ(r0["rank"], 0);
     EXPECT_TRUE(r0["local_rank"].is_null());
@@ -49,8 +47,8 @@ TEST(RenderRankJson, KeysAndNulls) {
 
     ASSERT_EQ(j["epochs"].size(), 2u);
     const auto& e = j["epochs"][0];
-    for (const char* k : {"index", "source", "start_ns", "end_ns", "steps", "ops", "page_cache",
-                          "block", "ranks"})
+    for (const char* k :
+         {"index", "source", "start_ns", "end_ns", "steps", "ops", "page_cache", "block", "ranks"})
         EXPECT_TRUE(e.contains(k)) << k;
     EXPECT_EQ(e["index"], 1);
     EXPECT_EQ(e["source"], "marker");
@@ -58,8 +56,7 @@ TEST(RenderRankJson, KeysAndNulls) {
     EXPECT_EQ(e["page_cache"]["hit_ratio"], 0.0);
     EXPECT_EQ(j["epochs"][1]["page_cache"]["hit_ratio"], 1.0);
     ASSERT_EQ(e["ranks"].size(), 2u);
-    for (const char* k : {"rank", "ops", "page_cache", "block", "wall_ns", "io_time_ns",
-                          "critical_io_ns"})
+    for (const char* k : {"rank", "ops", "page_cache", "block", "wall_ns", "io_time_ns", "critical_io_ns"})
         EXPECT_TRUE(e["ranks"][1].contains(k)) << k;
     EXPECT_EQ(e["ranks"][1]["io_time_ns"], 9 * kMs);
 
@@ -90,8 +87,7 @@ TEST(RenderRankJson, SingleProcessHasDefaultRankAndNoImbalance) {
 }
 
 TEST(RenderRankTerminal, TablesFit80Columns) {
-    for (const auto& probes : {std::vector<std::string>{"pagecache", "block"},
-                               std::vector<std::string>{}}) {
+    for (const auto& probes : {std::vector<std::string>{"pagecache", "block"}, std::vector<std::string>{}}) {
         std::ostringstream out;
         report::render_terminal(two_rank_report(probes), out);
         const std::string text = out.str();
@@ -101,8 +97,7 @@ TEST(RenderRankTerminal, TablesFit80Columns) {
         EXPECT_NE(text.find("hit%"), std::string::npos);
         std::istringstream lines(text);
         std::string line;
-        while (std::getline(lines, line))
-            EXPECT_LE(report::display_width(line), 80u) << line;
+        while (std::getline(lines, line)) EXPECT_LE(report::display_width(line), 80u) << line;
     }
     std::ostringstream out;
     report::render_terminal(two_rank_report(), out);

@@ -38,17 +38,26 @@ CaptureInfo capture(bool pagecache, bool blocking, bool block) {
 Report stress(const CaptureInfo& cap) {
     Records s;
     for (uint32_t pid = 1; pid <= 12; ++pid) {
-        s.syscall({.pid = pid * 100000, .ret = 1 << 30, .ino = pid, .cache_in = uint64_t{pid} << 33,
-                   .readahead = uint64_t{pid} << 32, .blocked = uint64_t{pid} * 3'600'000'000'000ull});
+        s.syscall({.pid = pid * 100000,
+                   .ret = 1 << 30,
+                   .ino = pid,
+                   .cache_in = uint64_t{pid} << 33,
+                   .readahead = uint64_t{pid} << 32,
+                   .blocked = uint64_t{pid} * 3'600'000'000'000ull});
         s.pagecache(IOLENS_PC_FAULT_IN, IOLENS_PCF_MAJOR_FAULT, pid * 100000, pid, 1ull << 40);
         s.pagecache(IOLENS_PC_EVICT, IOLENS_PCF_UNREFERENCED, pid * 100000, pid, 1ull << 41);
     }
     uint64_t sector = 0;
     for (uint32_t i = 0; i < 400; ++i) {
         const uint32_t dev = i % 13 == 0 ? ((8u + i) << 20) | 123456 : kDiskDev;
-        s.block({.op = static_cast<uint8_t>(i % 3), .flags = i % 2 ? uint8_t{IOLENS_BLKF_QUEUED} : uint8_t{0},
-                 .depth = static_cast<uint16_t>(i * 97), .dev = dev, .pid = (i % 12 + 1) * 100000,
-                 .bytes = 512u << (i % 12), .sector = sector, .queue_ns = 1ull << (i % 44),
+        s.block({.op = static_cast<uint8_t>(i % 3),
+                 .flags = i % 2 ? uint8_t{IOLENS_BLKF_QUEUED} : uint8_t{0},
+                 .depth = static_cast<uint16_t>(i * 97),
+                 .dev = dev,
+                 .pid = (i % 12 + 1) * 100000,
+                 .bytes = 512u << (i % 12),
+                 .sector = sector,
+                 .queue_ns = 1ull << (i % 44),
                  .service_ns = 1ull << (i % 50)});
         sector += i % 4 ? (512u << (i % 12)) / 512 : 7;
     }
@@ -119,8 +128,14 @@ TEST(TerminalPageCache, NotAvailableSaysWhyAndShowsNoZeros) {
 TEST(TerminalBlock, TotalsThenQueueAndServiceSideBySide) {
     Records s;
     for (uint64_t i = 0; i < 10; ++i)
-        s.block({.op = IOLENS_BLK_READ, .flags = IOLENS_BLKF_QUEUED, .depth = 3, .pid = 100,
-                 .bytes = 4096, .sector = i * 8, .queue_ns = 3000, .service_ns = 150'000});
+        s.block({.op = IOLENS_BLK_READ,
+                 .flags = IOLENS_BLKF_QUEUED,
+                 .depth = 3,
+                 .pid = 100,
+                 .bytes = 4096,
+                 .sector = i * 8,
+                 .queue_ns = 3000,
+                 .service_ns = 150'000});
     s.block({.op = IOLENS_BLK_WRITE, .pid = 0, .bytes = 8192, .sector = 9000, .service_ns = 40'000});
     ReportBuilder b;
     b.set_capture(capture(false, false, true));
@@ -150,14 +165,16 @@ TEST(TerminalBlock, TotalsThenQueueAndServiceSideBySide) {
     EXPECT_NE(text.find("  2.05 us -> 4.10 us : 10    |*********|  2.05 us -> 4.10 us : 0 "),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("131 us -> 262 us  : 10"), std::string::npos) << text;    // 150 us service
-    EXPECT_NE(text.find("no request went through an I/O"), std::string::npos);    // the write
+    EXPECT_NE(text.find("131 us -> 262 us  : 10"), std::string::npos) << text;  // 150 us service
+    EXPECT_NE(text.find("no request went through an I/O"), std::string::npos);  // the write
     EXPECT_NE(text.find("request size"), std::string::npos);
     EXPECT_NE(text.find("vda write (1 request)"), std::string::npos);
     // Per-process share, and what no tracked process submitted.
-    EXPECT_NE(text.find("    100 python3                       10    40.0 KiB         0 B"), std::string::npos)
+    EXPECT_NE(text.find("    100 python3                       10    40.0 KiB         0 B"),
+              std::string::npos)
         << text;
-    EXPECT_NE(text.find("      - (others, kernel)               1         0 B    8.00 KiB"), std::string::npos)
+    EXPECT_NE(text.find("      - (others, kernel)               1         0 B    8.00 KiB"),
+              std::string::npos)
         << text;
     for (const auto& l : lines) EXPECT_LE(columns(l), 80u) << l;
 }

@@ -34,22 +34,30 @@ OpStats op(uint64_t calls, uint64_t bytes, uint64_t lat_lo, uint64_t lat_hi) {
 Report stress_fixture() {
     Report r;
     auto& c = r.capture;
-    c.command = {"python3", "-m", "torch.distributed.run", "--nproc_per_node=8",
+    c.command = {"python3",
+                 "-m",
+                 "torch.distributed.run",
+                 "--nproc_per_node=8",
                  "/home/researcher/projects/very-long-project-name/src/training/entrypoints/"
                  "train_large_model.py",
-                 "--data", "/datasets/imagenet-21k/train shards/{000000..099999}.tar", "--epochs", "90"};
+                 "--data",
+                 "/datasets/imagenet-21k/train shards/{000000..099999}.tar",
+                 "--epochs",
+                 "90"};
     c.duration_ns = 123'456'000'000'000ull;
     c.events = 18'446'744'073'709'551'615ull;
     c.lost_events = 1'234'567'890;
-    c.lost_detail = {{"ring_buffer_full", 1'234'000'000}, {"no_thread_state", 567'890},
+    c.lost_detail = {{"ring_buffer_full", 1'234'000'000},
+                     {"no_thread_state", 567'890},
                      {"a_very_long_reason_name_that_goes_on_and_on", 0}};
     c.hostname = "gpu-node-0042.cluster.example-research-laboratory.internal.very.long.domain";
     c.kernel_release = "6.1.0-18-amd64-with-a-really-long-local-version-suffix";
     c.iolens_version = "0.1.0";
     c.exit_status = 137;
     c.partial = true;
-    c.partial_reason = "the recorder was killed (SIGKILL) and the recording file ends in the middle "
-                       "of a RECORDS chunk at byte 123456789; 17 chunks were read intact";
+    c.partial_reason =
+        "the recorder was killed (SIGKILL) and the recording file ends in the middle "
+        "of a RECORDS chunk at byte 123456789; 17 chunks were read intact";
     c.probes = {{"syscalls", "tp_btf/sys_enter", true, ""},
                 {"pagecache", "tp/filemap/mm_filemap_add_to_page_cache", false,
                  "tracepoint filemap:mm_filemap_add_to_page_cache does not exist on this kernel; "
@@ -153,7 +161,7 @@ TEST(TerminalRenderer, TablesListOnlyActiveClassesAndTopN) {
     const std::string text = render(r, {.top_n = 2});
     EXPECT_NE(text.find("  read "), std::string::npos);
     EXPECT_NE(text.find("  open "), std::string::npos);
-    EXPECT_EQ(text.find("  sync "), std::string::npos);   // no calls
+    EXPECT_EQ(text.find("  sync "), std::string::npos);  // no calls
     EXPECT_EQ(text.find("  mmap "), std::string::npos);
     EXPECT_NE(text.find("(2 of 9,876,543)"), std::string::npos);
     EXPECT_NE(text.find("(2 of 3)"), std::string::npos);

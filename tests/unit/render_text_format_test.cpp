@@ -57,10 +57,14 @@ TEST(TextFormat, PrintableEscapesWhatATerminalWouldObey) {
     EXPECT_EQ(printable("a\x1b[31mb"), "a\\x1b[31mb");
     EXPECT_EQ(printable("new\nline\t"), "new\\x0aline\\x09");
     EXPECT_EQ(printable("bad\xff utf8"), "bad\\xff utf8");
-    EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");            // é kept
-    EXPECT_EQ(printable("\xc2\x9b" "2J"), "\\xc2\\x9b2J");          // C1 CSI
-    EXPECT_EQ(printable("\xe2\x80\xae" "txt"), "\\xe2\\x80\\xaetxt");  // RTL override
-    EXPECT_EQ(printable("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");        // overlong '/'
+    EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // é kept
+    EXPECT_EQ(printable("\xc2\x9b"
+                        "2J"),
+              "\\xc2\\x9b2J");  // C1 CSI
+    EXPECT_EQ(printable("\xe2\x80\xae"
+                        "txt"),
+              "\\xe2\\x80\\xaetxt");                          // RTL override
+    EXPECT_EQ(printable("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");  // overlong '/'
 }
 
 TEST(TextFormat, WidthsAndElision) {

@@ -15,8 +15,7 @@ namespace {
 
 constexpr uint32_t kDriver = 100;
 
-model::ProcessStats worker(uint32_t pid, const Expected& e)
-{
+model::ProcessStats worker(uint32_t pid, const Expected& e) {
     model::ProcessStats p;
     p.info.pid = pid;
     p.info.ppid = kDriver;
@@ -37,8 +36,7 @@ struct Fixture {
     model::Report report;
     RunFacts facts;
 
-    Fixture()
-    {
+    Fixture() {
         for (const char* fam : {"process", "syscalls", "pagecache", "blocking", "block"})
             report.capture.probes.push_back({fam, "tp_btf/x", true, ""});
         report.capture.pids = {kDriver};
@@ -83,19 +81,17 @@ struct Fixture {
     }
 };
 
-const Check* find(const std::vector<Check>& checks, const std::string& name)
-{
+const Check* find(const std::vector<Check>& checks, const std::string& name) {
     auto it = std::find_if(checks.begin(), checks.end(), [&](const Check& c) { return c.name == name; });
     return it == checks.end() ? nullptr : &*it;
 }
 
-size_t count(const std::vector<Check>& checks, Verdict v)
-{
-    return static_cast<size_t>(std::count_if(checks.begin(), checks.end(), [&](const Check& c) { return c.verdict == v; }));
+size_t count(const std::vector<Check>& checks, Verdict v) {
+    return static_cast<size_t>(
+        std::count_if(checks.begin(), checks.end(), [&](const Check& c) { return c.verdict == v; }));
 }
 
-TEST(SelfTestChecks, MatchingReportPassesEveryCheck)
-{
+TEST(SelfTestChecks, MatchingReportPassesEveryCheck) {
     Fixture f;
     auto checks = evaluate(f.report, f.facts);
     for (const auto& c : checks)
@@ -109,8 +105,7 @@ TEST(SelfTestChecks, MatchingReportPassesEveryCheck)
     EXPECT_EQ(find(checks, "C block read bytes")->expected, std::to_string(kColdFileSize));
 }
 
-TEST(SelfTestChecks, OneWrongCountFailsThatCheckOnly)
-{
+TEST(SelfTestChecks, OneWrongCountFailsThatCheckOnly) {
     Fixture f;
     f.report.processes[1].ops[IOLENS_OP_WRITE].calls += 10;  // A's pipe writes counted as file writes
     auto checks = evaluate(f.report, f.facts);
@@ -122,8 +117,7 @@ TEST(SelfTestChecks, OneWrongCountFailsThatCheckOnly)
     EXPECT_EQ(c->got, "13");
 }
 
-TEST(SelfTestChecks, ReadSizesAreJudgedPerLog2Bucket)
-{
+TEST(SelfTestChecks, ReadSizesAreJudgedPerLog2Bucket) {
     Fixture f;
     f.report.processes[2].ops[IOLENS_OP_READ].size_bytes.add(300);
     auto checks = evaluate(f.report, f.facts);
@@ -134,10 +128,10 @@ TEST(SelfTestChecks, ReadSizesAreJudgedPerLog2Bucket)
     EXPECT_EQ(c->got, "256:1 4096:7 8192:3 65536:3 1048576:1");
 }
 
-TEST(SelfTestChecks, MissingFamilyIsUnavailableWithItsReasonNeverZero)
-{
+TEST(SelfTestChecks, MissingFamilyIsUnavailableWithItsReasonNeverZero) {
     Fixture f;
-    f.report.capture.probes[2] = {"pagecache", "", false, "no task storage for tracing programs (kernel < 5.11)"};
+    f.report.capture.probes[2] = {"pagecache", "", false,
+                                  "no task storage for tracing programs (kernel < 5.11)"};
     f.report.files[1].page_cache = {};  // what a kernel without the probe leaves: zeros
     auto checks = evaluate(f.report, f.facts);
     const Check* c = find(checks, "cold.bin page-cache miss bytes");
@@ -147,13 +141,13 @@ TEST(SelfTestChecks, MissingFamilyIsUnavailableWithItsReasonNeverZero)
     EXPECT_EQ(count(checks, Verdict::Fail), 0u);
 }
 
-TEST(SelfTestChecks, MemoryFileSystemMakesColdChecksUnavailable)
-{
+TEST(SelfTestChecks, MemoryFileSystemMakesColdChecksUnavailable) {
     Fixture f;
     f.facts.prepared.storage = {"tmpfs", true, false, "", "/tmp is on tmpfs (memory, no block device)"};
     f.facts.cold_before = {512, 512};
     auto checks = evaluate(f.report, f.facts);
-    for (const char* name : {"cold.bin page-cache miss bytes", "cold.bin page-cache hit bytes", "C block read bytes"}) {
+    for (const char* name :
+         {"cold.bin page-cache miss bytes", "cold.bin page-cache hit bytes", "C block read bytes"}) {
         const Check* c = find(checks, name);
         ASSERT_NE(c, nullptr) << name;
         EXPECT_EQ(c->verdict, Verdict::Unavailable) << name;
@@ -164,8 +158,7 @@ TEST(SelfTestChecks, MemoryFileSystemMakesColdChecksUnavailable)
     EXPECT_EQ(checks.size(), figures().size());
 }
 
-TEST(SelfTestChecks, NoBlockDeviceMakesOnlyTheBlockCheckUnavailable)
-{
+TEST(SelfTestChecks, NoBlockDeviceMakesOnlyTheBlockCheckUnavailable) {
     Fixture f;
     f.facts.prepared.storage.block_device = false;
     f.facts.prepared.storage.no_block_reason = "/x is on overlay with no block device of its own (dev 0:52)";
@@ -174,8 +167,7 @@ TEST(SelfTestChecks, NoBlockDeviceMakesOnlyTheBlockCheckUnavailable)
     EXPECT_EQ(find(checks, "cold.bin page-cache miss bytes")->verdict, Verdict::Pass);
 }
 
-TEST(SelfTestChecks, AMissingWorkerFails)
-{
+TEST(SelfTestChecks, AMissingWorkerFails) {
     Fixture f;
     f.facts.worker_pid.erase('B');
     auto checks = evaluate(f.report, f.facts);
@@ -185,8 +177,7 @@ TEST(SelfTestChecks, AMissingWorkerFails)
     EXPECT_EQ(c->got, "missing");
 }
 
-TEST(SelfTestScenario, ExpectedCountsFollowThePlan)
-{
+TEST(SelfTestScenario, ExpectedCountsFollowThePlan) {
     const auto& a = workers().at(0);
     auto e = expected(a);
     EXPECT_EQ(e.read_calls, 16u + 4 + 2 + 5);
@@ -203,8 +194,7 @@ TEST(SelfTestScenario, ExpectedCountsFollowThePlan)
     EXPECT_EQ(bucket_text(expected_read_sizes(workers().at(2))), "0:1 65536:32");
 }
 
-TEST(SelfTestScenario, EveryReadFitsItsFile)
-{
+TEST(SelfTestScenario, EveryReadFitsItsFile) {
     for (const auto& w : workers()) {
         const bool cold = std::string_view(w.file) == kColdFile;
         const uint64_t file_size = cold ? kColdFileSize : kWarmFileSize;
@@ -218,11 +208,9 @@ TEST(SelfTestScenario, EveryReadFitsItsFile)
         }
         EXPECT_LE(position, file_size) << w.role;
         // A read to EOF returns 0 only after the whole file.
-        if (w.read_to_eof)
-            EXPECT_EQ(position, file_size) << w.role;
+        if (w.read_to_eof) EXPECT_EQ(position, file_size) << w.role;
         // The cold file's misses are its reads: each cold reader reads it whole.
-        if (cold)
-            EXPECT_TRUE(w.read_to_eof) << w.role;
+        if (cold) EXPECT_TRUE(w.read_to_eof) << w.role;
     }
 }
 

@@ -12,8 +12,7 @@ namespace {
 
 using test::parse;
 
-TEST(SelfTestCli, OptionsParse)
-{
+TEST(SelfTestCli, OptionsParse) {
     Action a;
     EXPECT_EQ(parse({"self-test"}, a), 0);
     Action b;
@@ -22,8 +21,7 @@ TEST(SelfTestCli, OptionsParse)
     EXPECT_EQ(parse({"-v", "self-test", "--dir", "/mnt/x"}, c), 0);
 }
 
-TEST(SelfTestCli, BadOptionsAreRefused)
-{
+TEST(SelfTestCli, BadOptionsAreRefused) {
     Action a;
     EXPECT_NE(parse({"self-test", "--bogus"}, a), 0);
     Action b;
@@ -35,8 +33,7 @@ TEST(SelfTestCli, BadOptionsAreRefused)
     EXPECT_NE(parse({"__self-test-workload", "--dir", "/x", "--report-fd", "-1"}, d), 0);
 }
 
-TEST(SelfTestCli, DriverSubcommandIsHiddenFromHelp)
-{
+TEST(SelfTestCli, DriverSubcommandIsHiddenFromHelp) {
     CLI::App app;
     Action action;
     build_app(app, action);

@@ -4,14 +4,13 @@
 #include <stdio.h>
 #include <time.h>
 
-int main(void)
-{
-	struct timespec ts;
+int main(void) {
+    struct timespec ts;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
-		perror("iolens-bench-clock: clock_gettime");
-		return 1;
-	}
-	printf("mono_ns=%lld\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-	return 0;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
+        perror("iolens-bench-clock: clock_gettime");
+        return 1;
+    }
+    printf("mono_ns=%lld\n", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    return 0;
 }

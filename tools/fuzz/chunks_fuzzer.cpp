@@ -27,8 +27,7 @@ namespace {
 
 using namespace iolens::recording;
 
-void put_header(std::vector<uint8_t>& file, uint32_t version)
-{
+void put_header(std::vector<uint8_t>& file, uint32_t version) {
     uint8_t h[kFileHeaderSize] = {};
     std::memcpy(h + detail::kOffMagic, kMagic, sizeof(kMagic));
     detail::put_le32(h + detail::kOffVersion, version);
@@ -38,8 +37,8 @@ void put_header(std::vector<uint8_t>& file, uint32_t version)
     file.insert(file.end(), h, h + sizeof h);
 }
 
-void put_chunk(std::vector<uint8_t>& file, uint32_t version, uint32_t type, const uint8_t* data, size_t size)
-{
+void put_chunk(std::vector<uint8_t>& file, uint32_t version, uint32_t type, const uint8_t* data,
+               size_t size) {
     uint8_t h[kChunkHeaderSize];
     detail::put_le32(h + detail::kOffChunkMagic, kChunkMagic);
     detail::put_le32(h + detail::kOffChunkType, type);
@@ -51,21 +50,17 @@ void put_chunk(std::vector<uint8_t>& file, uint32_t version, uint32_t type, cons
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
-{
-    if (size == 0)
-        return 0;
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
     const uint8_t flags = data[0];
     const uint32_t version = (flags & 1) ? 1 : kFormatVersion;
     iolens::fuzz::RunOptions options;
     static constexpr size_t kMaxFiles[] = {10000, 0, 1, 3};
     options.builder.max_files = kMaxFiles[(flags >> 1) & 3];
     options.color = flags & 8;
-    if (flags & 16)
-        options.builder.rank_env_override = "RANK";
+    if (flags & 16) options.builder.rank_env_override = "RANK";
     options.builder.dl_attribution = !(flags & 32);
-    if (flags & 64)
-        options.builder.reorder_calls = 4;
+    if (flags & 64) options.builder.reorder_calls = 4;
     options.width = (flags & 128) ? 40 : 80;
     options.top_n = (flags & 128) ? 2 : 10;
 
@@ -75,8 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     for (size_t at = 1; at < size;) {
         const uint8_t type = data[at++];
         size_t len = 0;
-        for (int i = 0; i < 3 && at < size; ++i)
-            len |= static_cast<size_t>(data[at++]) << (8 * i);
+        for (int i = 0; i < 3 && at < size; ++i) len |= static_cast<size_t>(data[at++]) << (8 * i);
         len = std::min(len, size - at);
         if (type == 0)
             file.insert(file.end(), data + at, data + at + len);

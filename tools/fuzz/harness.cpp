@@ -19,8 +19,7 @@ namespace iolens::fuzz {
 namespace {
 
 // The file the reader reads: one memfd for the whole run, rewritten per input.
-const std::string& recording_path(int& fd)
-{
+const std::string& recording_path(int& fd) {
     static int memfd = -1;
     static std::string path;
     if (memfd < 0) {
@@ -38,17 +37,16 @@ const std::string& recording_path(int& fd)
 
 }  // namespace
 
-void run_recording(std::span<const uint8_t> bytes, const RunOptions& options)
-{
+void run_recording(std::span<const uint8_t> bytes, const RunOptions& options) {
     int fd = -1;
     const std::string& path = recording_path(fd);
-    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+    if (::ftruncate(fd, 0) != 0 ||
+        ::pwrite(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
         std::perror("memfd write");
         std::abort();
     }
     auto report = analysis::summarize(path, options.builder);
-    if (!report)
-        return;
+    if (!report) return;
     std::ostringstream terminal;
     report::TerminalOptions t;
     t.color = options.color;
@@ -57,8 +55,7 @@ void run_recording(std::span<const uint8_t> bytes, const RunOptions& options)
     report::render_terminal(*report, terminal, t);
     const std::string json = report::report_to_json_text(*report);
     // Keep the work observable (an optimiser may not drop it).
-    if (terminal.str().empty() || json.empty())
-        std::abort();
+    if (terminal.str().empty() || json.empty()) std::abort();
 }
 
 }  // namespace iolens::fuzz

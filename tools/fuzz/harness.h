@@ -15,7 +15,7 @@ namespace iolens::fuzz {
 
 struct RunOptions {
     model::BuilderOptions builder;
-    bool color = false;   // the terminal renderer's ANSI colours
+    bool color = false;  // the terminal renderer's ANSI colours
     int width = 80;
     size_t top_n = 10;
 };

@@ -7,8 +7,7 @@
 
 #include "harness.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     iolens::fuzz::run_recording({data, size}, {});
     return 0;
 }

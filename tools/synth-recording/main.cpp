@@ -136,8 +136,7 @@ public:
             // A header read first, then whole chunks; the last read comes up short.
             const uint64_t want = i == 0 && reads > 2 ? 4096 : chunk;
             const uint64_t got = std::min<uint64_t>(want, size - off);
-            const uint64_t dur = (cold ? 40'000 + rng_.below(200'000) : 2'000 + rng_.below(6'000)) +
-                                 got / 16;
+            const uint64_t dur = (cold ? 40'000 + rng_.below(200'000) : 2'000 + rng_.below(6'000)) + got / 16;
             r = call(pid, pid, IOLENS_OP_READ, t, dur, static_cast<int64_t>(got), ino, 7);
             r.offset = off;
             r.requested = want;
@@ -257,7 +256,8 @@ public:
                 best->next += o_.workers;
                 epoch_end = std::max(epoch_end, best->t);
             }
-            for (auto& w : ws) proc(IOLENS_REC_EXIT, w.pid, rank_pid[w.rank], epoch_end + 1000, "pt_data_worker");
+            for (auto& w : ws)
+                proc(IOLENS_REC_EXIT, w.pid, rank_pid[w.rank], epoch_end + 1000, "pt_data_worker");
             for (uint32_t k = 0; k < o_.ranks; ++k) {  // the main thread waited for batches
                 iolens_offcpu_rec off{};
                 off.hdr = {IOLENS_REC_OFFCPU, sizeof off};
@@ -269,7 +269,8 @@ public:
             }
             t = epoch_end + 2'000'000;
         }
-        for (uint32_t k = 0; k < o_.ranks; ++k) proc(IOLENS_REC_EXIT, rank_pid[k], 1000, t += 1000, "python3");
+        for (uint32_t k = 0; k < o_.ranks; ++k)
+            proc(IOLENS_REC_EXIT, rank_pid[k], 1000, t += 1000, "python3");
         proc(IOLENS_REC_EXIT, 1000, 1, t += 1000, "torchrun");
         flush();
         end_ns_ = t + 1000;
@@ -314,16 +315,26 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) std::exit(usage());
             return argv[++i];
         };
-        if (a == "-o") o.out = val();
-        else if (a == "-f") o.force = true;
-        else if (a == "--events") o.events = parse_count(val());
-        else if (a == "--files") o.files = static_cast<uint32_t>(parse_count(val()));
-        else if (a == "--ranks") o.ranks = static_cast<uint32_t>(parse_count(val()));
-        else if (a == "--epochs") o.epochs = static_cast<uint32_t>(parse_count(val()));
-        else if (a == "--workers") o.workers = static_cast<uint32_t>(parse_count(val()));
-        else if (a == "--seed") o.seed = parse_count(val());
-        else if (a == "--markers") o.markers = true;
-        else return usage();
+        if (a == "-o")
+            o.out = val();
+        else if (a == "-f")
+            o.force = true;
+        else if (a == "--events")
+            o.events = parse_count(val());
+        else if (a == "--files")
+            o.files = static_cast<uint32_t>(parse_count(val()));
+        else if (a == "--ranks")
+            o.ranks = static_cast<uint32_t>(parse_count(val()));
+        else if (a == "--epochs")
+            o.epochs = static_cast<uint32_t>(parse_count(val()));
+        else if (a == "--workers")
+            o.workers = static_cast<uint32_t>(parse_count(val()));
+        else if (a == "--seed")
+            o.seed = parse_count(val());
+        else if (a == "--markers")
+            o.markers = true;
+        else
+            return usage();
     }
     if (o.out.empty() || o.files == 0 || o.ranks == 0 || o.epochs == 0 || o.workers == 0) return usage();
 
@@ -340,9 +351,11 @@ int main(int argc, char** argv) {
     cap.hostname = "synth";
     cap.kernel_release = "6.1.0-synthetic";
     cap.iolens_version = "synth";
-    for (const char* fam : {"syscalls", "files", "process", "pagecache", "blocking", "block", "markers", "offcpu"})
+    for (const char* fam :
+         {"syscalls", "files", "process", "pagecache", "blocking", "block", "markers", "offcpu"})
         cap.probes.push_back({fam, "raw_tp/synthetic", true, ""});
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Meta, recording::capture_to_json(cap).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Meta, recording::capture_to_json(cap).dump());
+        !r)
         Synth::die(r.error().message);
     recording::ProcessInfo launcher;
     launcher.pid = 1000;
@@ -350,7 +363,9 @@ int main(int argc, char** argv) {
     launcher.comm = "torchrun";
     launcher.cmdline = cap.command;
     launcher.start_ns = kT0;
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Process, recording::process_to_json(launcher).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::Process,
+                                        recording::process_to_json(launcher).dump());
+        !r)
         Synth::die(r.error().message);
 
     Synth s(o, **w);
@@ -360,7 +375,8 @@ int main(int argc, char** argv) {
     cap.stop_reason = "the command exited";
     cap.exit_status = 0;
     cap.devices = {{kDisk, "nvme0n1"}, {kDev, "nvme0n1p1"}};
-    if (auto r = (*w)->write_json_chunk(recording::ChunkType::End, recording::capture_to_json(cap).dump()); !r)
+    if (auto r = (*w)->write_json_chunk(recording::ChunkType::End, recording::capture_to_json(cap).dump());
+        !r)
         Synth::die(r.error().message);
     if (auto r = (*w)->close(); !r) Synth::die(r.error().message);
     std::printf("%s: %llu events, %u files, %u ranks, %u epochs, %u workers per rank\n", o.out.c_str(),

@@ -49,7 +49,8 @@ int run_reverse_aio_read(int argc, char** argv) {
 
     uint8_t* buf = alloc_aligned(size);
     aio_context_t ctx = 0;
-    if (sc::io_setup(static_cast<unsigned>(n), &ctx) != 0) fail_errno(errno, "io_setup(%llu)", static_cast<unsigned long long>(n));
+    if (sc::io_setup(static_cast<unsigned>(n), &ctx) != 0)
+        fail_errno(errno, "io_setup(%llu)", static_cast<unsigned long long>(n));
 
     std::vector<iocb> cbs(n);
     std::vector<iocb*> order(n);
@@ -64,7 +65,8 @@ int run_reverse_aio_read(int argc, char** argv) {
         order[i] = &cbs[i];
     }
     const int submitted = sc::io_submit(ctx, static_cast<long>(n), order.data());
-    if (submitted < 0) fail_errno(errno, "io_submit of %llu reads of %s", static_cast<unsigned long long>(n), path);
+    if (submitted < 0)
+        fail_errno(errno, "io_submit of %llu reads of %s", static_cast<unsigned long long>(n), path);
     if (static_cast<uint64_t>(submitted) != n)
         fail("io_submit took %d of %llu reads of %s", submitted, static_cast<unsigned long long>(n), path);
 
@@ -104,7 +106,8 @@ int run_aio(int argc, char** argv) {
         fail_usage("--chunk %llu: O_DIRECT needs a multiple of %llu", static_cast<unsigned long long>(chunk),
                    static_cast<unsigned long long>(kPageSize));
     const bool write = op == "write";
-    const int fd = sc::openat(AT_FDCWD, path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    const int fd =
+        sc::openat(AT_FDCWD, path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0));
     if (fd < 0) fail_errno(errno, "cannot open %s", path);
     const uint64_t size = regular_file_size(fd, path);
     if (size == 0 || size % chunk != 0)
@@ -133,12 +136,15 @@ int run_aio(int argc, char** argv) {
             ptrs[i] = &cbs[i];
         }
         const int submitted = sc::io_submit(ctx, static_cast<long>(batch), ptrs.data());
-        if (submitted < 0) fail_errno(errno, "io_submit of %llu requests on %s", static_cast<unsigned long long>(batch), path);
+        if (submitted < 0)
+            fail_errno(errno, "io_submit of %llu requests on %s", static_cast<unsigned long long>(batch),
+                       path);
         if (static_cast<uint64_t>(submitted) != batch)
-            fail("io_submit took %d of %llu requests on %s", submitted, static_cast<unsigned long long>(batch), path);
+            fail("io_submit took %d of %llu requests on %s", submitted,
+                 static_cast<unsigned long long>(batch), path);
         for (uint64_t done = 0; done < batch;) {
-            const int got = sc::io_getevents(ctx, static_cast<long>(batch - done), static_cast<long>(batch - done),
-                                             events.data());
+            const int got = sc::io_getevents(ctx, static_cast<long>(batch - done),
+                                             static_cast<long>(batch - done), events.data());
             if (got < 0) {
                 if (errno == EINTR) continue;
                 fail_errno(errno, "io_getevents on %s", path);

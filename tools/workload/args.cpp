@@ -39,7 +39,8 @@ Args::Args(std::initializer_list<OptionSpec> spec, int argc, char** argv) {
         } else if (value) {
             fail_usage("option --%s takes no value", shown.c_str());
         }
-        if (s->takes_value && *value == '\0') fail_usage("option --%s needs a non-empty value", shown.c_str());
+        if (s->takes_value && *value == '\0')
+            fail_usage("option --%s needs a non-empty value", shown.c_str());
         given_.emplace_back(word, value);  // a flag is stored with a null value
     }
 }
@@ -90,11 +91,22 @@ uint64_t Args::parse_number(std::string_view name, const char* text, uint64_t lo
     }
     unsigned shift = 0;
     switch (*p) {
-        case '\0': break;
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        default: fail_usage("--%s: '%s' is not a number", shown.c_str(), text);
+        case '\0':
+            break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            break;
+        default:
+            fail_usage("--%s: '%s' is not a number", shown.c_str(), text);
     }
     if (shift != 0) {
         if (p[1] != '\0') fail_usage("--%s: '%s' is not a number", shown.c_str(), text);

@@ -60,8 +60,9 @@ void wait_for_usr1(const sigset_t* set) {
 }  // namespace
 
 int run_attach_target(int argc, char** argv) {
-    const Args args({{"file", true}, {"children", true}, {"reads", true}, {"size", true}, {"own-reads", true}}, argc,
-                    argv);
+    const Args args(
+        {{"file", true}, {"children", true}, {"reads", true}, {"size", true}, {"own-reads", true}}, argc,
+        argv);
     const char* path = args.text("file");
     const uint64_t children = args.number("children", 0, 4096);
     const uint64_t reads = args.number("reads", 0, uint64_t{1} << 40);

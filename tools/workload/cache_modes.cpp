@@ -35,7 +35,8 @@ const char* mincore_hint(int fd) {
     if (sc::fstat(fd, &st) != 0) return "";
     const uid_t me = geteuid();
     if (me == 0 || st.st_uid == me) return "";
-    return " (note: mincore reports every page resident to a caller that neither owns the file nor may write it;"
+    return " (note: mincore reports every page resident to a caller that neither owns the file nor may write "
+           "it;"
            " run as its owner or as root)";
 }
 
@@ -79,10 +80,12 @@ int run_evict(int argc, char** argv) {
     // More than 1% still cached: someone maps (and has touched) or locks F, or
     // mincore is not telling the truth (see mincore_hint).
     if (after * 100 > total)
-        fail("%s is not cold: %llu of %llu pages still resident after fsync + fadvise(DONTNEED) (more than 1%%): "
-             "is it mapped or locked by another process?%s",
-             path, static_cast<unsigned long long>(after), static_cast<unsigned long long>(total),
-             mincore_hint(fd));
+        fail(
+            "%s is not cold: %llu of %llu pages still resident after fsync + fadvise(DONTNEED) (more than "
+            "1%%): "
+            "is it mapped or locked by another process?%s",
+            path, static_cast<unsigned long long>(after), static_cast<unsigned long long>(total),
+            mincore_hint(fd));
     if (map) unmap_file(map, size, path);
     if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path);
 

@@ -44,14 +44,16 @@ int run_copy(int argc, char** argv) {
         if (via == "sendfile") {
             n = sc::sendfile(out, in, offsets ? &in_off : nullptr, want);
         } else if (via == "copy_file_range") {
-            n = sc::copy_file_range(in, offsets ? &in_off : nullptr, out, offsets ? &out_off : nullptr, want, 0);
+            n = sc::copy_file_range(in, offsets ? &in_off : nullptr, out, offsets ? &out_off : nullptr, want,
+                                    0);
         } else {
             n = sc::splice(in, offsets ? &in_off : nullptr, pipe_fds[1], nullptr, want, 0);
             if (n == static_cast<ssize_t>(want))
                 n = sc::splice(pipe_fds[0], nullptr, out, offsets ? &out_off : nullptr, want, 0);
         }
-        if (n < 0) fail_errno(errno, "%.*s from %s to %s at offset %llu", static_cast<int>(via.size()), via.data(),
-                              src, dst, static_cast<unsigned long long>(done));
+        if (n < 0)
+            fail_errno(errno, "%.*s from %s to %s at offset %llu", static_cast<int>(via.size()), via.data(),
+                       src, dst, static_cast<unsigned long long>(done));
         if (static_cast<uint64_t>(n) != want)
             fail("%.*s of %llu bytes from %s moved %lld (did the file change?)", static_cast<int>(via.size()),
                  via.data(), static_cast<unsigned long long>(want), src, static_cast<long long>(n));

@@ -65,7 +65,8 @@ uint64_t load_sample(const Shared& sh, uint32_t pos, uint32_t worker) {
     const PipelineConfig& cfg = *sh.cfg;
     const char* path = sh.paths[pos].c_str();
     const int fd = sc::openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail_errno(errno, "worker %u: cannot open %s (create the dataset with make-dataset)", worker, path);
+    if (fd < 0)
+        fail_errno(errno, "worker %u: cannot open %s (create the dataset with make-dataset)", worker, path);
     Fnv1a sum;
     uint64_t total = 0;
     for (;;) {
@@ -77,8 +78,8 @@ uint64_t load_sample(const Shared& sh, uint32_t pos, uint32_t worker) {
     }
     if (sc::close(fd) != 0) fail_errno(errno, "worker %u: cannot close %s", worker, path);
     if (total != cfg.size)
-        fail("worker %u: %s holds %llu bytes, not --size %llu: recreate the dataset with make-dataset", worker,
-             path, static_cast<unsigned long long>(total), static_cast<unsigned long long>(cfg.size));
+        fail("worker %u: %s holds %llu bytes, not --size %llu: recreate the dataset with make-dataset",
+             worker, path, static_cast<unsigned long long>(total), static_cast<unsigned long long>(cfg.size));
     return sum.value();
 }
 
@@ -106,10 +107,11 @@ void send_sample(const Shared& sh, uint32_t pos, uint32_t worker, int out_fd) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     for (;;) {
         EpochCmd cmd;
-        if (!read_exact(in_fd, &cmd, sizeof cmd, "the command pipe")) fail("worker %u: command pipe closed", worker);
+        if (!read_exact(in_fd, &cmd, sizeof cmd, "the command pipe"))
+            fail("worker %u: command pipe closed", worker);
         if (cmd.count == kStop) _exit(kExitOk);
-        if (cmd.count > todo.capacity()) fail("worker %u: %llu samples assigned", worker,
-                                              static_cast<unsigned long long>(cmd.count));
+        if (cmd.count > todo.capacity())
+            fail("worker %u: %llu samples assigned", worker, static_cast<unsigned long long>(cmd.count));
         todo.resize(cmd.count);
         if (cmd.count > 0) read_exact(in_fd, todo.data(), cmd.count * sizeof(uint32_t), "the command pipe");
         for (const uint32_t pos : todo) send_sample(sh, pos, worker, out_fd);
@@ -126,7 +128,8 @@ extern "C" void on_worker_exit(int) {
     siginfo_t info{};
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0 &&
         !(info.si_code == CLD_EXITED && info.si_status == 0)) {
-        static const char msg[] = "iolens-workload: a persistent DataLoader worker failed (see its message above)\n";
+        static const char msg[] =
+            "iolens-workload: a persistent DataLoader worker failed (see its message above)\n";
         (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
         _exit(kExitFailure);
     }
@@ -220,7 +223,8 @@ private:
                 for (size_t p = k; p < n; p += cfg_.workers) mine.push_back(order[p]);
                 const EpochCmd cmd{e, mine.size()};
                 write_all(cmd_[k][1], &cmd, sizeof cmd, "a command pipe");
-                if (!mine.empty()) write_all(cmd_[k][1], mine.data(), mine.size() * sizeof(uint32_t), "a command pipe");
+                if (!mine.empty())
+                    write_all(cmd_[k][1], mine.data(), mine.size() * sizeof(uint32_t), "a command pipe");
             }
         } else {
             make_pipes(data_);
@@ -258,7 +262,7 @@ private:
 
     const PipelineConfig& cfg_;
     Shared sh_{};
-    std::vector<uint32_t> todo_;  // a persistent worker's assignment (reserved before the fork)
+    std::vector<uint32_t> todo_;            // a persistent worker's assignment (reserved before the fork)
     std::vector<std::array<int, 2>> data_;  // worker -> main, one per worker
     std::vector<std::array<int, 2>> cmd_;   // main -> persistent worker
     std::vector<pid_t> pids_;

@@ -20,8 +20,14 @@ namespace {
 // the process ignoring the signal or stopped, and the test waiting.
 bool terminates_by_default(int sig) {
     switch (sig) {
-        case SIGCHLD: case SIGCONT: case SIGSTOP: case SIGTSTP:
-        case SIGTTIN: case SIGTTOU: case SIGURG: case SIGWINCH:
+        case SIGCHLD:
+        case SIGCONT:
+        case SIGSTOP:
+        case SIGTSTP:
+        case SIGTTIN:
+        case SIGTTOU:
+        case SIGURG:
+        case SIGWINCH:
             return false;
         default:
             return sig >= 1 && sig <= SIGRTMAX;
@@ -39,7 +45,9 @@ int run_kill_self(int argc, char** argv) {
     const Args args({{"signal", true}}, argc, argv);
     const int sig = static_cast<int>(args.number("signal", 1, static_cast<uint64_t>(SIGRTMAX)));
     if (!terminates_by_default(sig))
-        fail_usage("signal %d does not terminate a process by default; choose a terminating one (e.g. 9 or 15)", sig);
+        fail_usage(
+            "signal %d does not terminate a process by default; choose a terminating one (e.g. 9 or 15)",
+            sig);
 
     // No core file: SIGSEGV, SIGABRT, SIGQUIT... would otherwise dump one,
     // which costs time and leaves a file behind. PR_SET_DUMPABLE=0 stops dumps

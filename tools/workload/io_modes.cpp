@@ -43,7 +43,9 @@ int run_seq_read(int argc, char** argv) {
     bool short_seen = false;
     for (;;) {
         const ssize_t n = sc::read(fd, buf, chunk);
-        if (n < 0) fail_errno(errno, "read(%s) at offset %llu failed", path, static_cast<unsigned long long>(offset));
+        if (n < 0)
+            fail_errno(errno, "read(%s) at offset %llu failed", path,
+                       static_cast<unsigned long long>(offset));
         if (n == 0) break;
         // Only the last data read may be short; anything else would break the
         // ceil(size / C) + 1 count the documentation promises.

@@ -37,11 +37,14 @@ struct Process {
 inline constexpr Process kProcesses[] = {
     {"main", "iolens-workload", "the command, `iolens-workload known --dir D`"},
     {"child-a", "iolens-workload", "`fork` of main (no exec)"},
-    {"exec-child", "exe", "`fork` of main, then `execve(\"/proc/self/exe\", [\"iolens-workload\", \"known-exec-child\", \"--dir\", D])`"},
+    {"exec-child", "exe",
+     "`fork` of main, then `execve(\"/proc/self/exe\", [\"iolens-workload\", \"known-exec-child\", "
+     "\"--dir\", D])`"},
 };
 
 // iolens's classes (enum iolens_op), in its order.
-inline constexpr const char* kClasses[] = {"read", "write", "open", "close", "stat", "seek", "mmap", "readdir", "sync"};
+inline constexpr const char* kClasses[] = {"read", "write", "open",    "close", "stat",
+                                           "seek", "mmap",  "readdir", "sync"};
 
 // What iolens counts for one process or file in one class.
 struct Count {
@@ -57,7 +60,8 @@ inline constexpr Count kProcessCounts[] = {
     {"main", "open", 4, 1, 0, 0, "creat 1, open 1, openat2 1, openat 1 (ENOENT)"},
     {"main", "close", 7, 0, 0, 0, "known.dat 2, D 1, pipe ends 4"},
     {"main", "write", 24, 0, 155648, 155648, "write 16, writev 2, pwrite64 4, pwritev 1, pwritev2 1"},
-    {"main", "stat", 8, 0, 0, 0, "stat, lstat, newfstatat, statx, access, faccessat, faccessat2, fstat: 1 each"},
+    {"main", "stat", 8, 0, 0, 0,
+     "stat, lstat, newfstatat, statx, access, faccessat, faccessat2, fstat: 1 each"},
     {"main", "mmap", 1, 0, 0, 131072, "mmap 1"},
     {"main", "readdir", 2, 0, 80, 65536, "getdents64 2"},
     {"main", "sync", 3, 0, 0, 0, "fsync 1, fdatasync 1, sync_file_range 1"},

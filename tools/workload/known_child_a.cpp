@@ -27,8 +27,9 @@ void answer_main(int from_main, int to_main) {
         uint64_t msg = 0;
         if (!read_exact(from_main, &msg, sizeof msg, "the pipe from main"))
             fail("child-a: main closed its pipe after %llu rounds", static_cast<unsigned long long>(i));
-        if (msg != i) fail("child-a: round %llu carried %llu", static_cast<unsigned long long>(i),
-                           static_cast<unsigned long long>(msg));
+        if (msg != i)
+            fail("child-a: round %llu carried %llu", static_cast<unsigned long long>(i),
+                 static_cast<unsigned long long>(msg));
         const uint64_t reply = ~msg;
         write_all(to_main, &reply, sizeof reply, "the pipe to main");
     }

@@ -29,7 +29,8 @@ void expect_errno(long got, int err, const char* call) {
 
 void expect_content(const std::vector<uint8_t>& image, const void* buf, size_t len, uint64_t offset,
                     const char* call) {
-    if (offset > image.size() || len > image.size() - offset || std::memcmp(image.data() + offset, buf, len) != 0)
+    if (offset > image.size() || len > image.size() - offset ||
+        std::memcmp(image.data() + offset, buf, len) != 0)
         fail("%s: the bytes read differ from what known.dat must hold", call);
 }
 

@@ -28,7 +28,8 @@ int run_known_exec_child(int argc, char** argv) {
     if (fd < 0) fail_errno(errno, "openat(%s) failed", data.c_str());
     struct stat st;
     expect_ret(sc::fstat(fd, &st), 0, "fstat(known.dat)");
-    if (static_cast<uint64_t>(st.st_size) != kDataSize) fail("known.dat has %lld bytes", static_cast<long long>(st.st_size));
+    if (static_cast<uint64_t>(st.st_size) != kDataSize)
+        fail("known.dat has %lld bytes", static_cast<long long>(st.st_size));
 
     for (uint64_t off = 0; off < kDataSize; off += sizeof buf) {  // 16 reads of 8192
         expect_ret(sc::read(fd, buf, sizeof buf), sizeof buf, "read(known.dat, 8192)");

@@ -42,11 +42,13 @@ void write_data_file(const std::string& path, const std::vector<uint8_t>& image)
         expect_ret(sc::write(fd, img + i * 4096, 4096), 4096, "write(known.dat, 4096)");
     for (uint64_t i = 0; i < 2; ++i) {  // [65536, 131072)
         const uint64_t base = 65536 + i * 32768;
-        const struct iovec iov[3] = {{img + base, 8192}, {img + base + 8192, 16384}, {img + base + 24576, 8192}};
+        const struct iovec iov[3] = {
+            {img + base, 8192}, {img + base + 8192, 16384}, {img + base + 24576, 8192}};
         expect_ret(sc::writev(fd, iov, 3), 32768, "writev(known.dat, 8192+16384+8192)");
     }
     for (const uint64_t off : {uint64_t{0}, uint64_t{32768}, uint64_t{65536}, uint64_t{126976}})
-        expect_ret(sc::pwrite64(fd, img + off, 4096, static_cast<off_t>(off)), 4096, "pwrite64(known.dat, 4096)");
+        expect_ret(sc::pwrite64(fd, img + off, 4096, static_cast<off_t>(off)), 4096,
+                   "pwrite64(known.dat, 4096)");
     const struct iovec two[2] = {{img + 4096, 2048}, {img + 6144, 2048}};
     expect_ret(sc::pwritev(fd, two, 2, 4096), 4096, "pwritev(known.dat, 2048+2048 @ 4096)");
     const struct iovec one[1] = {{img + 8192, 4096}};
@@ -54,9 +56,10 @@ void write_data_file(const std::string& path, const std::vector<uint8_t>& image)
 
     expect_ret(sc::fsync(fd), 0, "fsync(known.dat)");
     expect_ret(sc::fdatasync(fd), 0, "fdatasync(known.dat)");
-    expect_ret(sc::sync_file_range(fd, 0, static_cast<off_t>(kDataSize),
-                                   SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER),
-               0, "sync_file_range(known.dat)");
+    expect_ret(
+        sc::sync_file_range(fd, 0, static_cast<off_t>(kDataSize),
+                            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER),
+        0, "sync_file_range(known.dat)");
     expect_ret(sc::close(fd), 0, "close(known.dat)");
 }
 
@@ -64,8 +67,8 @@ void write_data_file(const std::string& path, const std::vector<uint8_t>& image)
 // exec. Executed through /proc/self/exe, so the kernel names it "exe" (comm).
 [[noreturn]] void exec_child(const char* dir) {
     char opt[] = "--dir";
-    char* const argv[] = {const_cast<char*>(kExecArgv0), const_cast<char*>(kExecMode), opt, const_cast<char*>(dir),
-                          nullptr};
+    char* const argv[] = {const_cast<char*>(kExecArgv0), const_cast<char*>(kExecMode), opt,
+                          const_cast<char*>(dir), nullptr};
     execve("/proc/self/exe", argv, environ);
     fail_errno(errno, "cannot exec /proc/self/exe");
 }
@@ -147,8 +150,8 @@ void list_directory(const char* dir) {
         std::memcpy(&h, buf + pos, sizeof h);
         const char* name = buf + pos + kDirentNameOffset;
         if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0 && std::strcmp(name, kDataName) != 0)
-            fail("%s holds '%s': known mode needs a directory of its own (remove it or pass another --dir)", dir,
-                 name);
+            fail("%s holds '%s': known mode needs a directory of its own (remove it or pass another --dir)",
+                 dir, name);
         pos += h.reclen;
     }
     // ".", ".." and "known.dat": 24 + 24 + 32 bytes (each record is
@@ -193,7 +196,8 @@ int run_known(int argc, char** argv) {
 
     stat_calls(dir, data);
     map_data_file(data, image);
-    expect_errno(sc::openat(AT_FDCWD, missing.c_str(), O_RDONLY | O_CLOEXEC), ENOENT, "openat(does-not-exist)");
+    expect_errno(sc::openat(AT_FDCWD, missing.c_str(), O_RDONLY | O_CLOEXEC), ENOENT,
+                 "openat(does-not-exist)");
 
     wait_for_success(child_a, "child-a");
     wait_for_success(exec_pid, "the exec-child");

@@ -17,7 +17,8 @@ namespace {
 void mark(const char* path) {
     const int r = sc::access(path, F_OK);
     if (r == -1 && errno == ENOENT) return;
-    if (r == 0) fail("marker %s exists on this machine: remove /.iolens (markers must fail with ENOENT)", path);
+    if (r == 0)
+        fail("marker %s exists on this machine: remove /.iolens (markers must fail with ENOENT)", path);
     fail_errno(errno, "marker access(%s) did not fail with ENOENT", path);
 }
 

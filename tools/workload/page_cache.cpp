@@ -27,14 +27,15 @@ uint64_t regular_file_size(int fd, const char* path) {
 uint64_t size_for_reads(int fd, const char* path, uint64_t read_size) {
     const uint64_t size = regular_file_size(fd, path);
     if (size < read_size)
-        fail("%s holds %llu bytes, fewer than one --size %llu read", path, static_cast<unsigned long long>(size),
-             static_cast<unsigned long long>(read_size));
+        fail("%s holds %llu bytes, fewer than one --size %llu read", path,
+             static_cast<unsigned long long>(size), static_cast<unsigned long long>(read_size));
     return size;
 }
 
 void pread_exact(int fd, uint8_t* buf, uint64_t size, uint64_t off, const char* path) {
     const ssize_t n = sc::pread64(fd, buf, size, static_cast<off_t>(off));
-    if (n < 0) fail_errno(errno, "pread64(%s) at offset %llu failed", path, static_cast<unsigned long long>(off));
+    if (n < 0)
+        fail_errno(errno, "pread64(%s) at offset %llu failed", path, static_cast<unsigned long long>(off));
     if (static_cast<uint64_t>(n) != size)
         fail("pread64(%s) at offset %llu returned %zd of %llu bytes (did the file shrink?)", path,
              static_cast<unsigned long long>(off), n, static_cast<unsigned long long>(size));

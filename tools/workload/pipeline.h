@@ -16,10 +16,10 @@ struct PipelineConfig {
     uint64_t read_size = 65536;
     uint64_t compute_ns = 0;  // main's spin per sample
     uint64_t seed = 1;
-    bool markers = false;         // epoch markers (+ end) in main
-    uint64_t steps = 0;           // with markers: a step marker every `steps` samples (0: none)
-    bool persistent = false;      // fork the workers once, reuse them every epoch
-    uint32_t repeat = 1;          // load (open, read to EOF, close) every sample this many times
+    bool markers = false;     // epoch markers (+ end) in main
+    uint64_t steps = 0;       // with markers: a step marker every `steps` samples (0: none)
+    bool persistent = false;  // fork the workers once, reuse them every epoch
+    uint32_t repeat = 1;      // load (open, read to EOF, close) every sample this many times
 };
 
 // Runs every epoch; returns the digest of the sample checksums consumed, in

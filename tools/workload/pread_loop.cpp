@@ -56,8 +56,8 @@ void* thread_main(void* arg) {
 }  // namespace
 
 int run_pread_loop(int argc, char** argv) {
-    const Args args({{"file", true}, {"count", true}, {"size", true}, {"threads", true}, {"report", false}}, argc,
-                    argv);
+    const Args args({{"file", true}, {"count", true}, {"size", true}, {"threads", true}, {"report", false}},
+                    argc, argv);
     LoopShared s{};
     s.path = args.text("file");
     s.count = args.number("count", 0, uint64_t{1} << 40);
@@ -105,10 +105,11 @@ int run_pread_loop(int argc, char** argv) {
         const double per_op = s.count ? static_cast<double>(elapsed) / static_cast<double>(s.count) : 0.0;
         const uint64_t ops = s.count * threads;
         const double cpu_per_op = ops ? static_cast<double>(cpu) / static_cast<double>(ops) : 0.0;
-        print_out("threads=%u count=%llu size=%llu ops=%llu elapsed_ns=%llu cpu_ns_per_op=%.1f ns_per_op=%.1f\n",
-                  threads, static_cast<unsigned long long>(s.count), static_cast<unsigned long long>(s.size),
-                  static_cast<unsigned long long>(ops), static_cast<unsigned long long>(elapsed), cpu_per_op,
-                  per_op);
+        print_out(
+            "threads=%u count=%llu size=%llu ops=%llu elapsed_ns=%llu cpu_ns_per_op=%.1f ns_per_op=%.1f\n",
+            threads, static_cast<unsigned long long>(s.count), static_cast<unsigned long long>(s.size),
+            static_cast<unsigned long long>(ops), static_cast<unsigned long long>(elapsed), cpu_per_op,
+            per_op);
     }
     return kExitOk;
 }

@@ -28,10 +28,10 @@ namespace {
 
 // Both modes accept the same options: the parent passes its words through.
 const std::initializer_list<OptionSpec> kRankOptions = {
-    {"dir", true},         {"files", true},      {"size", true},    {"ranks", true},
-    {"workers", true},     {"epochs", true},     {"read-size", true}, {"compute-us", true},
-    {"seed", true},        {"markers", false},   {"steps", true},   {"persistent-workers", false},
-    {"straggler", true},   {"straggler-factor", true}};
+    {"dir", true},       {"files", true},           {"size", true},      {"ranks", true},
+    {"workers", true},   {"epochs", true},          {"read-size", true}, {"compute-us", true},
+    {"seed", true},      {"markers", false},        {"steps", true},     {"persistent-workers", false},
+    {"straggler", true}, {"straggler-factor", true}};
 
 struct RankOptions {
     uint32_t ranks;
@@ -60,7 +60,8 @@ RankOptions parse(const Args& args) {
     o.straggler = args.text_or("straggler", nullptr) != nullptr;
     o.straggler_rank = static_cast<uint32_t>(args.number_or("straggler", 0, 0, o.ranks - 1));
     o.factor = static_cast<uint32_t>(args.number_or("straggler-factor", 2, 1, 1000));
-    if (!o.straggler && args.text_or("straggler-factor", nullptr)) fail_usage("--straggler-factor needs --straggler");
+    if (!o.straggler && args.text_or("straggler-factor", nullptr))
+        fail_usage("--straggler-factor needs --straggler");
     return o;
 }
 
@@ -72,7 +73,8 @@ bool is_rank_variable(const char* entry) {
 
 uint64_t env_number(const char* name) {
     const char* v = getenv(name);  // no syscall: environ is in memory
-    if (!v || *v < '0' || *v > '9') fail("%s is not set to a number (the rank mode is started by 'ranks')", name);
+    if (!v || *v < '0' || *v > '9')
+        fail("%s is not set to a number (the rank mode is started by 'ranks')", name);
     char* end = nullptr;
     const unsigned long long n = std::strtoull(v, &end, 10);
     if (*end != '\0') fail("%s=%s is not a number", name, v);
@@ -122,9 +124,11 @@ int run_rank(int argc, char** argv) {
     const uint64_t rank = env_number("RANK");
     const uint64_t world = env_number("WORLD_SIZE");
     env_number("LOCAL_RANK");
-    if (world != o.ranks) fail("WORLD_SIZE=%llu but --ranks %u", static_cast<unsigned long long>(world), o.ranks);
-    if (rank >= world) fail("RANK=%llu is not below WORLD_SIZE=%llu", static_cast<unsigned long long>(rank),
-                            static_cast<unsigned long long>(world));
+    if (world != o.ranks)
+        fail("WORLD_SIZE=%llu but --ranks %u", static_cast<unsigned long long>(world), o.ranks);
+    if (rank >= world)
+        fail("RANK=%llu is not below WORLD_SIZE=%llu", static_cast<unsigned long long>(rank),
+             static_cast<unsigned long long>(world));
     for (uint32_t i = static_cast<uint32_t>(rank); i < o.files; i += o.ranks) o.pipe.share.push_back(i);
     if (o.straggler && rank == o.straggler_rank) o.pipe.repeat = o.factor;
     run_pipeline(o.pipe);

@@ -26,9 +26,7 @@ constexpr uint64_t mix64(uint64_t z) {
 }
 
 // The i-th output (0-based) of a splitmix64 generator seeded with `seed`.
-constexpr uint64_t splitmix64_at(uint64_t seed, uint64_t i) {
-    return mix64(seed + (i + 1) * kSplitMixGamma);
-}
+constexpr uint64_t splitmix64_at(uint64_t seed, uint64_t i) { return mix64(seed + (i + 1) * kSplitMixGamma); }
 
 class SplitMix64 {
 public:

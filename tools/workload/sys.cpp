@@ -23,9 +23,7 @@ int open(const char* path, int flags, mode_t mode) {
     return static_cast<int>(call(SYS_open, p(path), flags, mode));
 }
 
-int creat(const char* path, mode_t mode) {
-    return static_cast<int>(call(SYS_creat, p(path), mode));
-}
+int creat(const char* path, mode_t mode) { return static_cast<int>(call(SYS_creat, p(path), mode)); }
 
 int openat(int dirfd, const char* path, int flags, mode_t mode) {
     return static_cast<int>(call(SYS_openat, dirfd, p(path), flags, mode));
@@ -43,9 +41,7 @@ ssize_t pread64(int fd, void* buf, size_t count, off_t offset) {
     return call(SYS_pread64, fd, p(buf), count, offset);
 }
 
-ssize_t readv(int fd, const struct iovec* iov, int iovcnt) {
-    return call(SYS_readv, fd, p(iov), iovcnt);
-}
+ssize_t readv(int fd, const struct iovec* iov, int iovcnt) { return call(SYS_readv, fd, p(iov), iovcnt); }
 
 // The vectored positional calls take the offset as (low, high) halves; on a
 // 64-bit kernel the whole offset fits in the low half and the high half is 0.
@@ -64,9 +60,7 @@ ssize_t pwrite64(int fd, const void* buf, size_t count, off_t offset) {
     return call(SYS_pwrite64, fd, p(buf), count, offset);
 }
 
-ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
-    return call(SYS_writev, fd, p(iov), iovcnt);
-}
+ssize_t writev(int fd, const struct iovec* iov, int iovcnt) { return call(SYS_writev, fd, p(iov), iovcnt); }
 
 ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
     return call(SYS_pwritev, fd, p(iov), iovcnt, offset, 0L);
@@ -130,7 +124,9 @@ int mincore(void* addr, size_t length, unsigned char* vec) {
 
 int munmap(void* addr, size_t length) { return static_cast<int>(call(SYS_munmap, p(addr), length)); }
 
-int io_setup(unsigned nr_events, aio_context_t* ctx) { return static_cast<int>(call(SYS_io_setup, nr_events, p(ctx))); }
+int io_setup(unsigned nr_events, aio_context_t* ctx) {
+    return static_cast<int>(call(SYS_io_setup, nr_events, p(ctx)));
+}
 
 int io_destroy(aio_context_t ctx) { return static_cast<int>(call(SYS_io_destroy, ctx)); }
 

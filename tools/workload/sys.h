@@ -24,7 +24,8 @@
 // The legacy path syscalls (open, creat, stat, lstat, access) exist only on
 // some architectures; the `known` scenario exercises every one of them.
 #if !defined(__x86_64__)
-#error "iolens-workload: the exact-count scenarios are defined for x86_64 (they use open, creat, stat, lstat and access)"
+#error \
+    "iolens-workload: the exact-count scenarios are defined for x86_64 (they use open, creat, stat, lstat and access)"
 #endif
 
 namespace wl::sc {

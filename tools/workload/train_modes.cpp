@@ -47,7 +47,9 @@ public:
         for (auto* b : bufs_) std::free(b);
     }
 
-    void start() { thread_ = std::thread([this] { produce(); }); }
+    void start() {
+        thread_ = std::thread([this] { produce(); });
+    }
     void join() { thread_.join(); }
 
     // Main: the next filled buffer (blocks while the queue is empty).
@@ -155,16 +157,18 @@ int run_stall(int argc, char** argv) {
     if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path);
     if (report)
         print_out("reads=%llu size=%llu prefetch=%d elapsed_ns=%llu main_wait_ns=%llu\n",
-                  static_cast<unsigned long long>(count), static_cast<unsigned long long>(size), prefetch ? 1 : 0,
-                  static_cast<unsigned long long>(elapsed), static_cast<unsigned long long>(waited_ns));
+                  static_cast<unsigned long long>(count), static_cast<unsigned long long>(size),
+                  prefetch ? 1 : 0, static_cast<unsigned long long>(elapsed),
+                  static_cast<unsigned long long>(waited_ns));
     return kExitOk;
 }
 
 // Per epoch: [marker], compute, openat(D/ckpt_<e>.bin, O_WRONLY|O_CREAT|O_TRUNC),
 // ceil(S / 1 MiB) write, fsync, close. [end marker].
 int run_checkpoint(int argc, char** argv) {
-    const Args args({{"dir", true}, {"epochs", true}, {"size", true}, {"compute-us", true}, {"markers", false}},
-                    argc, argv);
+    const Args args(
+        {{"dir", true}, {"epochs", true}, {"size", true}, {"compute-us", true}, {"markers", false}}, argc,
+        argv);
     const char* dir = args.text("dir");
     const uint64_t epochs = args.number("epochs", 1, 1'000'000);
     const uint64_t size = args.number("size", 0, uint64_t{1} << 40);

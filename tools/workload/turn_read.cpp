@@ -30,7 +30,7 @@ struct TurnShared {
     int fd;
     uint64_t chunk;
     uint64_t size;
-    uint64_t reads;                 // ceil(size / chunk)
+    uint64_t reads;  // ceil(size / chunk)
     uint64_t threads;
     const char* path;
     std::atomic<uint64_t> turn{0};  // index of the next read; thread turn % T makes it
@@ -50,10 +50,13 @@ void* turn_main(void* arg) {
         const uint64_t offset = k * s.chunk;
         const uint64_t want = offset + s.chunk <= s.size ? s.chunk : s.size - offset;
         const ssize_t n = sc::pread64(s.fd, t->buf, s.chunk, static_cast<off_t>(offset));
-        if (n < 0) fail_errno(errno, "pread64(%s) at offset %llu failed", s.path, static_cast<unsigned long long>(offset));
+        if (n < 0)
+            fail_errno(errno, "pread64(%s) at offset %llu failed", s.path,
+                       static_cast<unsigned long long>(offset));
         if (static_cast<uint64_t>(n) != want)
             fail("pread64(%s) at offset %llu returned %lld, not %llu (did the file change?)", s.path,
-                 static_cast<unsigned long long>(offset), static_cast<long long>(n), static_cast<unsigned long long>(want));
+                 static_cast<unsigned long long>(offset), static_cast<long long>(n),
+                 static_cast<unsigned long long>(want));
         s.turn.store(k + 1, std::memory_order_release);
     }
     return nullptr;
@@ -77,7 +80,8 @@ int run_turn_read(int argc, char** argv) {
     std::vector<pthread_t> ids(s.threads);
     for (uint64_t i = 0; i < s.threads; ++i) t[i] = {&s, i, alloc_aligned(s.chunk)};
     for (uint64_t i = 0; i < s.threads; ++i)
-        if (int e = pthread_create(&ids[i], nullptr, turn_main, &t[i]); e != 0) fail_errno(e, "pthread_create");
+        if (int e = pthread_create(&ids[i], nullptr, turn_main, &t[i]); e != 0)
+            fail_errno(e, "pthread_create");
     for (uint64_t i = 0; i < s.threads; ++i) pthread_join(ids[i], nullptr);
     if (sc::close(s.fd) != 0) fail_errno(errno, "cannot close %s", s.path);
     for (auto& th : t) std::free(th.buf);

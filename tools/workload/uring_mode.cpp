@@ -43,9 +43,9 @@ void* map_ring(int ring, size_t size, off_t what, const char* name) {
 // --fixed], then S/C requests of C bytes in file order, D per io_uring_enter
 // (which waits for all D), munmap, close(ring), close(file).
 int run_uring(int argc, char** argv) {
-    const Args args({{"file", true}, {"op", true}, {"chunk", true}, {"depth", true}, {"direct", false},
-                     {"fixed", false}},
-                    argc, argv);
+    const Args args(
+        {{"file", true}, {"op", true}, {"chunk", true}, {"depth", true}, {"direct", false}, {"fixed", false}},
+        argc, argv);
     const char* path = args.text("file");
     const std::string_view op = args.text_or("op", "read");
     const uint64_t chunk = args.number_or("chunk", 4096, 1, uint64_t{1} << 26);
@@ -57,7 +57,8 @@ int run_uring(int argc, char** argv) {
         fail_usage("--chunk %llu: O_DIRECT needs a multiple of %llu", static_cast<unsigned long long>(chunk),
                    static_cast<unsigned long long>(kPageSize));
     const bool write = op == "write";
-    const int fd = sc::openat(AT_FDCWD, path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    const int fd =
+        sc::openat(AT_FDCWD, path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0));
     if (fd < 0) fail_errno(errno, "cannot open %s", path);
     const uint64_t size = regular_file_size(fd, path);
     if (size == 0 || size % chunk != 0)
@@ -73,7 +74,8 @@ int run_uring(int argc, char** argv) {
     const bool single = p.features & IORING_FEAT_SINGLE_MMAP;
     void* sq = map_ring(ring, single && cq_size > sq_size ? cq_size : sq_size, IORING_OFF_SQ_RING, "SQ ring");
     void* cq = single ? sq : map_ring(ring, cq_size, IORING_OFF_CQ_RING, "CQ ring");
-    auto* sqes = static_cast<io_uring_sqe*>(map_ring(ring, p.sq_entries * sizeof(io_uring_sqe), IORING_OFF_SQES, "SQEs"));
+    auto* sqes = static_cast<io_uring_sqe*>(
+        map_ring(ring, p.sq_entries * sizeof(io_uring_sqe), IORING_OFF_SQES, "SQEs"));
     auto* sq_tail = at<std::atomic<uint32_t>>(sq, p.sq_off.tail);
     const uint32_t sq_mask = *at<uint32_t>(sq, p.sq_off.ring_mask);
     uint32_t* sq_array = at<uint32_t>(sq, p.sq_off.array);
@@ -116,8 +118,9 @@ int run_uring(int argc, char** argv) {
             for (; head != ctail; head++, done++) {
                 const io_uring_cqe& c = cqes[head & cq_mask];
                 if (c.res != static_cast<int32_t>(chunk))
-                    fail("a %llu-byte io_uring %.*s of %s returned %d", static_cast<unsigned long long>(chunk),
-                         static_cast<int>(op.size()), op.data(), path, c.res);
+                    fail("a %llu-byte io_uring %.*s of %s returned %d",
+                         static_cast<unsigned long long>(chunk), static_cast<int>(op.size()), op.data(), path,
+                         c.res);
             }
             cq_head->store(head, std::memory_order_release);
         }

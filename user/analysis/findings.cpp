@@ -74,9 +74,11 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
 std::vector<model::Finding> analyze(const model::Report& report, const Thresholds& t) {
     using Rule = void (*)(const model::Report&, const Thresholds&, detail::Candidates&);
     static constexpr Rule kRules[] = {
-        detail::io_stall,          detail::rank_imbalance,   detail::checkpoint_stall,
-        detail::dataset_exceeds_cache, detail::small_reads,  detail::random_access,
-        detail::metadata_heavy,    detail::many_small_files, detail::readahead_waste,
+        detail::io_stall,         detail::rank_imbalance,
+        detail::checkpoint_stall, detail::dataset_exceeds_cache,
+        detail::small_reads,      detail::random_access,
+        detail::metadata_heavy,   detail::many_small_files,
+        detail::readahead_waste,
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);

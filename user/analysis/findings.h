@@ -30,7 +30,7 @@ struct Thresholds {
     uint64_t min_time_ns = 1 * kSecond;
 
     // --- small_reads ---------------------------------------------------------
-    uint64_t small_read_bytes = 64 * kKiB;  // median (p50) read size below this
+    uint64_t small_read_bytes = 64 * kKiB;    // median (p50) read size below this
     uint64_t small_reads_min_calls = 10'000;  // and at least this many reads
 
     // --- random_access -------------------------------------------------------
@@ -47,27 +47,27 @@ struct Thresholds {
     double stall_high_share = 0.30;
 
     // --- rank_imbalance ------------------------------------------------------
-    double imbalance_ratio = 1.5;          // max / mean over ranks at or above: warn
-    double imbalance_high_ratio = 2.0;     // ... at or above: high
-    double imbalance_min_io_share = 0.05;  // straggler's io_time_ns / wall_ns at least
+    double imbalance_ratio = 1.5;              // max / mean over ranks at or above: warn
+    double imbalance_high_ratio = 2.0;         // ... at or above: high
+    double imbalance_min_io_share = 0.05;      // straggler's io_time_ns / wall_ns at least
     uint64_t imbalance_min_bytes = 64 * kMiB;  // mean read bytes per rank, for the bytes metric
 
     // --- dataset_exceeds_cache (epochs with index >= cache_min_epoch_index) --
     uint32_t cache_min_epoch_index = 2;
     uint64_t cache_min_epoch_read_bytes = 32 * kMiB;  // epochs reading less are not judged
-    double cache_max_hit_ratio = 0.5;   // epoch hit ratio at or below
-    double cache_min_miss_share = 0.7;  // and miss_bytes / read bytes at or above
+    double cache_max_hit_ratio = 0.5;                 // epoch hit ratio at or below
+    double cache_min_miss_share = 0.7;                // and miss_bytes / read bytes at or above
     double cache_high_hit_ratio = 0.1;  // mean hit ratio of the missing epochs at or below: high
 
     // --- metadata_heavy ------------------------------------------------------
-    uint64_t metadata_min_calls = 1'000;   // open + close + stat + readdir calls
-    double metadata_time_share = 0.30;     // of metadata + read + write time: warn
+    uint64_t metadata_min_calls = 1'000;     // open + close + stat + readdir calls
+    double metadata_time_share = 0.30;       // of metadata + read + write time: warn
     double metadata_high_time_share = 0.60;  // ... high
-    double metadata_opens_per_mib = 8.0;   // opens per MiB read at or above: info
+    double metadata_opens_per_mib = 8.0;     // opens per MiB read at or above: info
 
     // --- many_small_files ----------------------------------------------------
-    uint64_t small_files_min_files = 1'000;  // files read at least
-    uint64_t small_file_bytes = 1 * kMiB;    // median size of a read file below
+    uint64_t small_files_min_files = 1'000;     // files read at least
+    uint64_t small_file_bytes = 1 * kMiB;       // median size of a read file below
     uint64_t small_files_epoch_opens = 10'000;  // or: opens in one epoch at or above,
                                                 // averaging less than small_file_bytes read each
 
@@ -77,10 +77,10 @@ struct Thresholds {
     double readahead_waste_high_share = 0.50;  // ... high
 
     // --- checkpoint_stall (main process of each rank, or of each target) -----
-    uint64_t checkpoint_min_sync_calls = 1;       // fsync/fdatasync/sync_file_range
-    uint64_t checkpoint_min_ns = kSecond / 20;     // sync + write time at least
-    double checkpoint_share = 0.05;               // (sync + write time) / wall: warn
-    double checkpoint_high_share = 0.15;          // ... high
+    uint64_t checkpoint_min_sync_calls = 1;     // fsync/fdatasync/sync_file_range
+    uint64_t checkpoint_min_ns = kSecond / 20;  // sync + write time at least
+    double checkpoint_share = 0.05;             // (sync + write time) / wall: warn
+    double checkpoint_high_share = 0.15;        // ... high
 };
 
 // Every threshold by name with its value, in declaration order: for tests

@@ -91,9 +91,10 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
         ev.text("worst_file", worst->path);
         ev.bytes("worst_file_unused_bytes", worst->page_cache.readahead_unused_bytes);
     }
-    out.push_back({{"readahead_waste", share >= t.readahead_waste_high_share ? model::Severity::High : model::Severity::Warn,
-                    fmt::format("{} of readahead ({} of {} brought in) was evicted unread",
-                                pct(share), human_bytes(pc.readahead_unused_bytes), human_bytes(in)),
+    out.push_back({{"readahead_waste",
+                    share >= t.readahead_waste_high_share ? model::Severity::High : model::Severity::Warn,
+                    fmt::format("{} of readahead ({} of {} brought in) was evicted unread", pct(share),
+                                human_bytes(pc.readahead_unused_bytes), human_bytes(in)),
                     std::move(ev),
                     "Readahead fetches pages the reader never uses, so access is random or "
                     "sparse: call posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) on those files, "

@@ -13,8 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kMetadataOps[] = {IOLENS_OP_OPEN, IOLENS_OP_CLOSE, IOLENS_OP_STAT,
-                                IOLENS_OP_READDIR};
+constexpr int kMetadataOps[] = {IOLENS_OP_OPEN, IOLENS_OP_CLOSE, IOLENS_OP_STAT, IOLENS_OP_READDIR};
 
 // Calls of a histogram below `limit` bytes (whole power-of-two buckets only,
 // so a lower bound when limit is not a power of two).
@@ -42,20 +41,22 @@ void small_reads(const model::Report& r, const Thresholds& t, Candidates& out) {
         .bytes("p50_read_bytes", p50)
         .bytes("mean_read_bytes", rd.bytes / sized)
         .bytes("small_read_limit_bytes", t.small_read_bytes)
-        .share("small_call_share", round4(static_cast<double>(count_below(rd.size_bytes, t.small_read_bytes)) /
-                                          static_cast<double>(sized)))
+        .share("small_call_share",
+               round4(static_cast<double>(count_below(rd.size_bytes, t.small_read_bytes)) /
+                      static_cast<double>(sized)))
         .ns("read_time_ns", rd.time_ns);
     if (const auto s = capture_share(r, rd.time_ns)) ev.share("read_time_capture_share", round4(*s));
-    out.push_back({{"small_reads", model::Severity::Warn,
-                    fmt::format("most reads return less than {} (median {} over {} reads)",
-                                human_bytes(t.small_read_bytes), human_bytes(p50), human_count(rd.calls)),
-                    std::move(ev),
-                    "Read in larger requests: pack samples into shards or records of 1-100 MiB "
-                    "(WebDataset tar, TFRecord, LMDB, HDF5 chunks) and read them in >= 1 MiB "
-                    "calls (a larger buffering= on open(), larger chunk/record sizes). On "
-                    "network or parallel file systems every small read is a round trip; with "
-                    "DataLoader, more num_workers hides some of the latency but not the cost."},
-                   static_cast<double>(t.small_read_bytes) / static_cast<double>(std::max<uint64_t>(p50, 1))});
+    out.push_back(
+        {{"small_reads", model::Severity::Warn,
+          fmt::format("most reads return less than {} (median {} over {} reads)",
+                      human_bytes(t.small_read_bytes), human_bytes(p50), human_count(rd.calls)),
+          std::move(ev),
+          "Read in larger requests: pack samples into shards or records of 1-100 MiB "
+          "(WebDataset tar, TFRecord, LMDB, HDF5 chunks) and read them in >= 1 MiB "
+          "calls (a larger buffering= on open(), larger chunk/record sizes). On "
+          "network or parallel file systems every small read is a round trip; with "
+          "DataLoader, more num_workers hides some of the latency but not the cost."},
+         static_cast<double>(t.small_read_bytes) / static_cast<double>(std::max<uint64_t>(p50, 1))});
 }
 
 // random_access: over files that returned enough bytes, most accesses did
@@ -91,17 +92,17 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
         ev.text("most_random_file", worst->path);
         ev.count("most_random_file_random_accesses", worst->random);
     }
-    std::string rec =
-        large ? "Reads are large, so random order costs little on SSDs; on HDDs or parallel file "
-                "systems shuffle at the shard level instead of the sample level."
-              : "Shuffle shards, not samples: write the data as shards (WebDataset, TFRecord) "
-                "read sequentially with a shuffle buffer, or sort each batch's indices by "
-                "offset. For inherently random readers (LMDB, HDF5, numpy memmap), call "
-                "posix_fadvise(POSIX_FADV_RANDOM) / madvise(MADV_RANDOM) so readahead "
-                "stops fetching unused pages, or stage the data on node-local NVMe or tmpfs.";
+    std::string rec = large
+                          ? "Reads are large, so random order costs little on SSDs; on HDDs or parallel file "
+                            "systems shuffle at the shard level instead of the sample level."
+                          : "Shuffle shards, not samples: write the data as shards (WebDataset, TFRecord) "
+                            "read sequentially with a shuffle buffer, or sort each batch's indices by "
+                            "offset. For inherently random readers (LMDB, HDF5, numpy memmap), call "
+                            "posix_fadvise(POSIX_FADV_RANDOM) / madvise(MADV_RANDOM) so readahead "
+                            "stops fetching unused pages, or stage the data on node-local NVMe or tmpfs.";
     out.push_back({{"random_access", large ? model::Severity::Info : model::Severity::Warn,
-                    fmt::format("{} of accesses to {} data files are random (mean read {})",
-                                pct(share), files, human_bytes(mean)),
+                    fmt::format("{} of accesses to {} data files are random (mean read {})", pct(share),
+                                files, human_bytes(mean)),
                     std::move(ev), std::move(rec)},
                    share / t.random_share});
 }
@@ -121,9 +122,8 @@ void metadata_heavy(const model::Report& r, const Thresholds& t, Candidates& out
     const auto& rd = r.totals[IOLENS_OP_READ];
     const auto& wr = r.totals[IOLENS_OP_WRITE];
     const uint64_t data_time = rd.time_ns + wr.time_ns;
-    const double share = md_time + data_time
-                             ? static_cast<double>(md_time) / static_cast<double>(md_time + data_time)
-                             : 0.0;
+    const double share =
+        md_time + data_time ? static_cast<double>(md_time) / static_cast<double>(md_time + data_time) : 0.0;
     const uint64_t opens = r.totals[IOLENS_OP_OPEN].calls;
     const double mib_read = static_cast<double>(rd.bytes) / static_cast<double>(kMiB);
     // With nothing read, any open is "per MiB" infinite: judge by time only.
@@ -184,8 +184,7 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
         std::nth_element(sizes.begin(), mid, sizes.end());
         median = *mid;
     }
-    const bool by_files = files_read >= t.small_files_min_files && median &&
-                          *median < t.small_file_bytes;
+    const bool by_files = files_read >= t.small_files_min_files && median && *median < t.small_file_bytes;
 
     // The epoch that opened the most files, when it read little per open.
     const model::EpochStats* busiest = nullptr;
@@ -212,10 +211,10 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
     }
     const std::string title =
         by_files ? fmt::format("{} files read, median size {}", human_count(files_read), human_bytes(*median))
-                 : fmt::format("epoch {} opened {} files for {} each", busiest->index,
-                               human_count(busiest->ops[IOLENS_OP_OPEN].calls),
-                               human_bytes(busiest->ops[IOLENS_OP_READ].bytes /
-                                         busiest->ops[IOLENS_OP_OPEN].calls));
+                 : fmt::format(
+                       "epoch {} opened {} files for {} each", busiest->index,
+                       human_count(busiest->ops[IOLENS_OP_OPEN].calls),
+                       human_bytes(busiest->ops[IOLENS_OP_READ].bytes / busiest->ops[IOLENS_OP_OPEN].calls));
     const double magnitude =
         by_files ? static_cast<double>(files_read) / static_cast<double>(t.small_files_min_files)
                  : static_cast<double>(busiest->ops[IOLENS_OP_OPEN].calls) /

@@ -101,21 +101,20 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         .details("epochs", rows(epochs));
     if (worst.epoch) ev.id("epoch", *worst.epoch);
     std::string title =
-        worst.epoch ? fmt::format("rank {} waited for I/O {} of epoch {}", worst.rank,
-                                  pct(worst.share), *worst.epoch)
-                    : fmt::format("rank {} waited for I/O {} of its wall time", worst.rank,
-                                  pct(worst.share));
+        worst.epoch
+            ? fmt::format("rank {} waited for I/O {} of epoch {}", worst.rank, pct(worst.share), *worst.epoch)
+            : fmt::format("rank {} waited for I/O {} of its wall time", worst.rank, pct(worst.share));
     if (ranks.size() > 1) title += fmt::format(" ({} ranks stalled)", ranks.size());
-    out.push_back({{"io_stall", max_share >= t.stall_high_share ? model::Severity::High : model::Severity::Warn,
-                    std::move(title),
-                    std::move(ev),
-                    "The training loop waits for input. Raise DataLoader num_workers (up to the "
-                    "free CPU cores) and prefetch_factor (batches queued per worker, default 2); "
-                    "set persistent_workers=True so workers are not restarted each epoch (a "
-                    "stall at every epoch start) and pin_memory=True for faster host-to-GPU "
-                    "copies. If the reads themselves are slow (see the other findings), stage "
-                    "the data on node-local NVMe or tmpfs."},
-                   max_share / t.stall_warn_share});
+    out.push_back(
+        {{"io_stall", max_share >= t.stall_high_share ? model::Severity::High : model::Severity::Warn,
+          std::move(title), std::move(ev),
+          "The training loop waits for input. Raise DataLoader num_workers (up to the "
+          "free CPU cores) and prefetch_factor (batches queued per worker, default 2); "
+          "set persistent_workers=True so workers are not restarted each epoch (a "
+          "stall at every epoch start) and pin_memory=True for faster host-to-GPU "
+          "copies. If the reads themselves are slow (see the other findings), stage "
+          "the data on node-local NVMe or tmpfs."},
+         max_share / t.stall_warn_share});
 }
 
 // rank_imbalance: one rank spends much more time in I/O (or reads many more
@@ -143,8 +142,8 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
     // run; byte imbalance when the ranks read a real amount.
     const bool io_hit = io_ratio >= t.imbalance_ratio &&
                         share_of(io_max->io_time_ns, io_max->wall_ns) >= t.imbalance_min_io_share;
-    const bool bytes_hit = bytes_ratio >= t.imbalance_ratio &&
-                           bytes_mean >= static_cast<double>(t.imbalance_min_bytes);
+    const bool bytes_hit =
+        bytes_ratio >= t.imbalance_ratio && bytes_mean >= static_cast<double>(t.imbalance_min_bytes);
     if (!io_hit && !bytes_hit) return;
     // Name the straggler by the metric that triggered (time first).
     const bool by_time = io_hit && (!bytes_hit || io_ratio >= bytes_ratio);
@@ -168,18 +167,18 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
     const std::string title =
         by_time ? fmt::format("rank {} spends {:.1f}x the mean rank's time in I/O", s.rank, ratio)
                 : fmt::format("rank {} reads {:.1f}x the mean rank's bytes", s.rank, ratio);
-    out.push_back({{"rank_imbalance", ratio >= t.imbalance_high_ratio ? model::Severity::High : model::Severity::Warn,
-                    title,
-                    std::move(ev),
-                    by_time ? "Every synchronous step waits for the slowest rank. Check what "
-                              "differs on the straggler: its node's storage path (a slow or "
-                              "remote mount, a full local disk), a colder page cache (stage the "
-                              "data on node-local NVMe or tmpfs on every node), fewer DataLoader "
-                              "num_workers or CPU cores, or a shard with larger samples."
-                            : "Balance the data across ranks: use DistributedSampler (or "
-                              "split_by_node/split_by_worker with WebDataset) with equal-sized "
-                              "shards, and drop_last or pad so every rank reads the same amount."},
-                   ratio / t.imbalance_ratio});
+    out.push_back(
+        {{"rank_imbalance", ratio >= t.imbalance_high_ratio ? model::Severity::High : model::Severity::Warn,
+          title, std::move(ev),
+          by_time ? "Every synchronous step waits for the slowest rank. Check what "
+                    "differs on the straggler: its node's storage path (a slow or "
+                    "remote mount, a full local disk), a colder page cache (stage the "
+                    "data on node-local NVMe or tmpfs on every node), fewer DataLoader "
+                    "num_workers or CPU cores, or a shard with larger samples."
+                  : "Balance the data across ranks: use DistributedSampler (or "
+                    "split_by_node/split_by_worker with WebDataset) with equal-sized "
+                    "shards, and drop_last or pad so every rank reads the same amount."},
+         ratio / t.imbalance_ratio});
 }
 
 // checkpoint_stall: the main process of a rank (or, without ranks, a target
@@ -211,8 +210,7 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
         const auto& sync = m.proc->ops[IOLENS_OP_SYNC];
         const auto& wr = m.proc->ops[IOLENS_OP_WRITE];
         const uint64_t ns = sync.time_ns + wr.time_ns;
-        if (sync.calls < t.checkpoint_min_sync_calls || ns < t.checkpoint_min_ns || m.wall == 0)
-            continue;
+        if (sync.calls < t.checkpoint_min_sync_calls || ns < t.checkpoint_min_ns || m.wall == 0) continue;
         const double s = share_of(ns, m.wall);
         if (s >= t.checkpoint_share) hits.push_back({m, ns, s});
     }
@@ -238,7 +236,8 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
     if (w.m.rank) ev.id("rank", *w.m.rank);
     const std::string who = w.m.rank ? fmt::format("rank {} (pid {})", *w.m.rank, w.m.proc->info.pid)
                                      : fmt::format("pid {}", w.m.proc->info.pid);
-    out.push_back({{"checkpoint_stall", w.share >= t.checkpoint_high_share ? model::Severity::High : model::Severity::Warn,
+    out.push_back({{"checkpoint_stall",
+                    w.share >= t.checkpoint_high_share ? model::Severity::High : model::Severity::Warn,
                     fmt::format("{} spent {} of its wall time writing and syncing ({} fsyncs)", who,
                                 pct(w.share), sync.calls),
                     std::move(ev),

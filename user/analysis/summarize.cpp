@@ -5,11 +5,9 @@
 
 namespace iolens::analysis {
 
-Result<model::Report> summarize(const std::string& path, const model::BuilderOptions& options)
-{
+Result<model::Report> summarize(const std::string& path, const model::BuilderOptions& options) {
     auto report = model::load_recording(path, options);
-    if (!report)
-        return report.error();
+    if (!report) return report.error();
     add_findings(*report);
     return report;
 }

@@ -16,8 +16,7 @@ namespace iolens::capture {
 
 namespace {
 
-[[noreturn]] void child_main(const std::vector<std::string>& argv, int gate_rd, int error_wr)
-{
+[[noreturn]] void child_main(const std::vector<std::string>& argv, int gate_rd, int error_wr) {
     // The recorder blocks these to read them from a signalfd, and sets some
     // dispositions of its own: the command starts with an empty mask and the
     // dispositions iolens was started with.
@@ -33,12 +32,10 @@ namespace {
     do {
         n = read(gate_rd, &go, 1);
     } while (n < 0 && errno == EINTR);
-    if (n != 1)
-        _exit(127);
+    if (n != 1) _exit(127);
 
     std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     prctl(PR_SET_PDEATHSIG, 0);
     execvp(args[0], args.data());
@@ -49,13 +46,10 @@ namespace {
 
 }  // namespace
 
-Result<Launcher> Launcher::fork_gated(const std::vector<std::string>& argv)
-{
-    if (argv.empty())
-        return make_error("no command given to trace");
+Result<Launcher> Launcher::fork_gated(const std::vector<std::string>& argv) {
+    if (argv.empty()) return make_error("no command given to trace");
     int gate[2], error[2];
-    if (pipe2(gate, O_CLOEXEC) != 0)
-        return errno_error("cannot create a pipe");
+    if (pipe2(gate, O_CLOEXEC) != 0) return errno_error("cannot create a pipe");
     if (pipe2(error, O_CLOEXEC) != 0) {
         close(gate[0]);
         close(gate[1]);
@@ -64,12 +58,10 @@ Result<Launcher> Launcher::fork_gated(const std::vector<std::string>& argv)
     pid_t pid = fork();
     if (pid < 0) {
         int err = errno;
-        for (int fd : {gate[0], gate[1], error[0], error[1]})
-            close(fd);
+        for (int fd : {gate[0], gate[1], error[0], error[1]}) close(fd);
         return errno_error("cannot fork", err);
     }
-    if (pid == 0)
-        child_main(argv, gate[0], error[1]);
+    if (pid == 0) child_main(argv, gate[0], error[1]);
     close(gate[0]);
     close(error[1]);
     Launcher l;
@@ -81,32 +73,29 @@ Result<Launcher> Launcher::fork_gated(const std::vector<std::string>& argv)
 }
 
 Launcher::Launcher(Launcher&& o) noexcept
-    : pid_(o.pid_), gate_fd_(o.gate_fd_), error_fd_(o.error_fd_), released_(o.released_),
-      program_(std::move(o.program_))
-{
+    : pid_(o.pid_),
+      gate_fd_(o.gate_fd_),
+      error_fd_(o.error_fd_),
+      released_(o.released_),
+      program_(std::move(o.program_)) {
     o.pid_ = -1;
     o.gate_fd_ = -1;
     o.error_fd_ = -1;
 }
 
-Launcher::~Launcher()
-{
+Launcher::~Launcher() {
     if (pid_ > 0 && !released_) {
         kill(pid_, SIGKILL);
         waitpid(pid_, nullptr, 0);
     }
-    if (gate_fd_ >= 0)
-        close(gate_fd_);
-    if (error_fd_ >= 0)
-        close(error_fd_);
+    if (gate_fd_ >= 0) close(gate_fd_);
+    if (error_fd_ >= 0) close(error_fd_);
 }
 
-Result<void> Launcher::release()
-{
+Result<void> Launcher::release() {
     released_ = true;
     char go = 1;
-    if (write(gate_fd_, &go, 1) != 1)
-        return errno_error("cannot start the command");
+    if (write(gate_fd_, &go, 1) != 1) return errno_error("cannot start the command");
     close(gate_fd_);
     gate_fd_ = -1;
     int err = 0;
@@ -117,8 +106,7 @@ Result<void> Launcher::release()
     close(error_fd_);
     error_fd_ = -1;
     if (n == sizeof(err)) {
-        if (err == ENOENT)
-            return make_error(program_ + ": command not found");
+        if (err == ENOENT) return make_error(program_ + ": command not found");
         return errno_error(program_ + ": cannot execute", err);
     }
     return {};

@@ -54,27 +54,23 @@ namespace iolens::capture {
 
 namespace {
 
-constexpr int kPollMs = 50;                        // drain at least this often (wake-ups are batched)
+constexpr int kPollMs = 50;  // drain at least this often (wake-ups are batched)
 // A killed recorder (SIGKILL) loses what it has not written yet: at most
 // ~kFlushEveryNs + kPollMs of records, or kFlushBytes (docs/recording-format.md).
 constexpr uint64_t kFlushEveryNs = 100'000'000;
 constexpr size_t kFlushBytes = 256u << 10;
-constexpr uint64_t kLivenessEveryNs = 200'000'000; // -p: how often /proc is asked who still runs
+constexpr uint64_t kLivenessEveryNs = 200'000'000;  // -p: how often /proc is asked who still runs
 
 // epoll tags of the event loop's sources.
 enum : uint32_t { kRingEvent = 1, kSignalEvent = 2, kChildEvent = 3 };
 
-int shell_status(int wstatus)
-{
-    if (WIFEXITED(wstatus))
-        return WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus))
-        return 128 + WTERMSIG(wstatus);
+int shell_status(int wstatus) {
+    if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
     return 1;
 }
 
-Result<void> write_json(recording::Writer& w, recording::ChunkType type, const nlohmann::json& j)
-{
+Result<void> write_json(recording::Writer& w, recording::ChunkType type, const nlohmann::json& j) {
     return w.write_json_chunk(type, json_dump(j));
 }
 
@@ -86,10 +82,9 @@ constexpr const auto& kLossCounters = probes::kLossCounterNames;
 class RecordSession {
 public:
     RecordSession(const RecordOptions& opt, const probes::Features& features)
-        : opt_(opt), features_(features),
-          started_mono_(opt.started_mono_ns ? opt.started_mono_ns : monotonic_ns())
-    {
-    }
+        : opt_(opt),
+          features_(features),
+          started_mono_(opt.started_mono_ns ? opt.started_mono_ns : monotonic_ns()) {}
 
     Result<RecordOutcome> run();
 
@@ -116,10 +111,8 @@ private:
     Result<void> write_env(pid_t pid);
     Result<void> write_open_files();
     void warn_write_failure();
-    void note(const Result<void>& r)
-    {
-        if (!r)
-            stream_->note_error(r.error().message);
+    void note(const Result<void>& r) {
+        if (!r) stream_->note_error(r.error().message);
     }
 
     const RecordOptions& opt_;
@@ -136,8 +129,8 @@ private:
     std::unique_ptr<RingReader> ring_;
 
     std::optional<Launcher> launcher_;
-    std::vector<pid_t> targets_;                    // the pids the user named or launched
-    std::vector<recording::ProcessInfo> initial_;   // processes known at attach
+    std::vector<pid_t> targets_;                   // the pids the user named or launched
+    std::vector<recording::ProcessInfo> initial_;  // processes known at attach
     std::optional<int> child_status_;
     bool warned_write_ = false;
 
@@ -149,24 +142,18 @@ private:
     uint64_t end_mono_ = 0;
 };
 
-
-Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features)
-{
+Result<RecordOutcome> run_record(const RecordOptions& options, const probes::Features& features) {
     RecordSession session(options, features);
     return session.run();
 }
 
-Result<RecordOutcome> RecordSession::run()
-{
-    if (auto r = check_request(); !r)
-        return r.error();
-    if (auto r = open_output(); !r)
-        return r.error();
+Result<RecordOutcome> RecordSession::run() {
+    if (auto r = check_request(); !r) return r.error();
+    if (auto r = open_output(); !r) return r.error();
     for (auto step : {&RecordSession::open_signals, &RecordSession::load_probes, &RecordSession::start_target,
                       &RecordSession::attach, &RecordSession::write_start, &RecordSession::go_live,
                       &RecordSession::event_loop})
-        if (auto r = (this->*step)(); !r)
-            return r.error();
+        if (auto r = (this->*step)(); !r) return r.error();
     teardown();
     warn_write_failure();
     if (auto r = write_end(); !r)
@@ -179,8 +166,7 @@ Result<RecordOutcome> RecordSession::run()
     return RecordOutcome{child_status_.value_or(0), recording_path_, loss.chunks != 0};
 }
 
-Result<void> RecordSession::check_request() const
-{
+Result<void> RecordSession::check_request() const {
     if (!features_.can_trace())
         return make_error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
     if (opt_.pid && !process_exists(*opt_.pid))
@@ -188,58 +174,51 @@ Result<void> RecordSession::check_request() const
     if (opt_.pid && *opt_.pid == getpid())
         return make_error("pid " + std::to_string(*opt_.pid) + " is this iolens itself");
     if (std::string comm; opt_.pid && is_kernel_thread(*opt_.pid, comm))
-        return Error{"pid " + std::to_string(*opt_.pid) + " (" + comm +
-                         ") is a kernel thread: it makes no file syscalls of its own, so there is nothing to trace",
-                     2};
+        return Error{
+            "pid " + std::to_string(*opt_.pid) + " (" + comm +
+                ") is a kernel thread: it makes no file syscalls of its own, so there is nothing to trace",
+            2};
     if (opt_.pid && *opt_.pid == 1)
-        spdlog::warn("pid 1 is init: every process it starts from now on (the system's new processes, not only a "
-                     "job's) will be traced");
+        spdlog::warn(
+            "pid 1 is init: every process it starts from now on (the system's new processes, not only a "
+            "job's) will be traced");
     return {};
 }
 
-Result<void> RecordSession::open_output()
-{
+Result<void> RecordSession::open_output() {
     recording::WriterOptions wopt;
     wopt.force = opt_.force;
     wopt.deferred = true;
     wopt.flush_bytes = kFlushBytes;
     auto writer = recording::Writer::create(opt_.output_path, wopt);
-    if (!writer)
-        return writer.error();
+    if (!writer) return writer.error();
     writer_ = std::move(writer.value());
     recording_path_ = opt_.output_path;
     stream_ = std::make_unique<RecordStream>(*writer_);
     return {};
 }
 
-Result<void> RecordSession::open_signals()
-{
+Result<void> RecordSession::open_signals() {
     auto inbox = SignalInbox::open();
-    if (!inbox)
-        return inbox.error();
+    if (!inbox) return inbox.error();
     signals_.emplace(std::move(inbox.value()));
     return {};
 }
 
-Result<void> RecordSession::load_probes()
-{
+Result<void> RecordSession::load_probes() {
     auto probes = probes::ProbeSet::load(features_, opt_.probe);
-    if (!probes)
-        return probes.error();
+    if (!probes) return probes.error();
     probes_ = std::move(probes.value());
     auto ring = RingReader::open(probes_->ringbuf_fd());
-    if (!ring)
-        return ring.error();
+    if (!ring) return ring.error();
     ring_ = std::move(ring.value());
     return {};
 }
 
-Result<void> RecordSession::start_target()
-{
+Result<void> RecordSession::start_target() {
     if (!opt_.command.empty()) {
         auto l = Launcher::fork_gated(opt_.command);
-        if (!l)
-            return l.error();
+        if (!l) return l.error();
         launcher_.emplace(std::move(l.value()));
         targets_.push_back(launcher_->pid());
         probes_->tracked().add(static_cast<uint32_t>(launcher_->pid()));
@@ -251,23 +230,19 @@ Result<void> RecordSession::start_target()
     return {};
 }
 
-Result<void> RecordSession::attach()
-{
+Result<void> RecordSession::attach() {
     if (opt_.drop_caches) {
-        if (auto r = drop_page_cache(); !r)
-            return r.error();
+        if (auto r = drop_page_cache(); !r) return r.error();
         spdlog::info("page cache dropped: this run starts cold");
     }
-    if (auto r = probes_->attach(); !r)
-        return r.error();
+    if (auto r = probes_->attach(); !r) return r.error();
     attach_mono_ = monotonic_ns();
     // The recorder's cost is what it spends while the job is traced: loading
     // and attaching the probes happen before the job runs (attach_ns).
     cpu_at_attach_ = self_usage().cpu_ns;
     if (opt_.bpf_stats != "off" && !run_stats_.start(attach_mono_, opt_.bpf_stats == "always"))
         spdlog::debug("{}", run_stats_.unavailable());
-    if (opt_.pid)
-        target_cpu_at_attach_ = process_cpu_ns(*opt_.pid);
+    if (opt_.pid) target_cpu_at_attach_ = process_cpu_ns(*opt_.pid);
 
     if (launcher_) {
         recording::ProcessInfo info;
@@ -286,8 +261,7 @@ Result<void> RecordSession::attach()
 // Processes known at attach time. With -p, children forked while we were
 // scanning are already caught by the fork probe if their parent was tracked;
 // rescan until the tree is stable to catch the rest.
-void RecordSession::adopt_tree()
-{
+void RecordSession::adopt_tree() {
     std::set<pid_t> seen;
     for (int round = 0; round < 5; round++) {
         bool grew = false;
@@ -295,38 +269,29 @@ void RecordSession::adopt_tree()
             if (p != getpid() && seen.insert(p).second) {
                 grew = true;
                 probes_->tracked().add(static_cast<uint32_t>(p));
-                if (auto info = read_process(p))
-                    initial_.push_back(*info);
+                if (auto info = read_process(p)) initial_.push_back(*info);
             }
         }
-        if (!grew)
-            break;
+        if (!grew) break;
     }
     targets_.push_back(*opt_.pid);  // the pid the user named; the rest are its tree
-    for (pid_t p : seen)
-        stream_->live().insert(static_cast<uint32_t>(p));
+    for (pid_t p : seen) stream_->live().insert(static_cast<uint32_t>(p));
 }
 
 // Records the rank-related environment of a process (never the rest of it).
-Result<void> RecordSession::write_env(pid_t pid)
-{
+Result<void> RecordSession::write_env(pid_t pid) {
     std::vector<std::string> names = model::rank_env_variables();
-    if (!opt_.rank_env.empty())
-        names.push_back(opt_.rank_env);
+    if (!opt_.rank_env.empty()) names.push_back(opt_.rank_env);
     auto vars = read_env_vars(pid, names);
-    if (vars.empty())
-        return {};
+    if (vars.empty()) return {};
     nlohmann::json j = nlohmann::json::object();
-    for (const auto& [name, value] : vars)
-        j[utf8_escaped(name)] = text_json(value);
+    for (const auto& [name, value] : vars) j[utf8_escaped(name)] = text_json(value);
     return write_json(*writer_, recording::ChunkType::Env, {{"pid", pid}, {"vars", std::move(j)}});
 }
 
-Result<void> RecordSession::write_start()
-{
+Result<void> RecordSession::write_start() {
     capture_.command = opt_.command;
-    for (pid_t p : targets_)
-        capture_.pids.push_back(static_cast<uint32_t>(p));
+    for (pid_t p : targets_) capture_.pids.push_back(static_cast<uint32_t>(p));
     capture_.start_unix_ns = clock_ns(CLOCK_REALTIME);
     capture_.start_mono_ns = attach_mono_;
     capture_.probes = probes_->statuses();
@@ -336,12 +301,12 @@ Result<void> RecordSession::write_start()
     if (auto r = write_json(*writer_, recording::ChunkType::Meta, recording::capture_to_json(capture_)); !r)
         return r;
     for (const auto& info : initial_)
-        if (auto r = write_json(*writer_, recording::ChunkType::Process, recording::process_to_json(info)); !r)
+        if (auto r = write_json(*writer_, recording::ChunkType::Process, recording::process_to_json(info));
+            !r)
             return r;
     if (!launcher_)  // processes that exist at attach; a launched command is read at its exec
         for (const auto& info : initial_)
-            if (auto r = write_env(static_cast<pid_t>(info.pid)); !r)
-                return r;
+            if (auto r = write_env(static_cast<pid_t>(info.pid)); !r) return r;
     return write_open_files();
 }
 
@@ -349,8 +314,7 @@ Result<void> RecordSession::write_start()
 // a -p target's open files): the kernel saw no open, so without a file
 // record of their own they would be "<dev M:m ino N>". A launched command is
 // read before it execs: only its fds that survive the exec count.
-Result<void> RecordSession::write_open_files()
-{
+Result<void> RecordSession::write_open_files() {
     std::vector<std::byte> records;
     uint64_t count = 0;
     for (const auto& info : initial_) {
@@ -370,8 +334,7 @@ Result<void> RecordSession::write_open_files()
                 const size_t slash = rest.rfind('/');
                 const std::string_view part = rest.substr(slash + 1);
                 rest = rest.substr(0, slash == std::string_view::npos ? 0 : slash);
-                if (part.empty())
-                    continue;
+                if (part.empty()) continue;
                 if (len + part.size() + 1 > IOLENS_PATH_BYTES) {
                     rec.flags |= IOLENS_FILE_TRUNCATED;
                     break;
@@ -387,20 +350,19 @@ Result<void> RecordSession::write_open_files()
             count++;
         }
     }
-    if (count)
-        spdlog::debug("{} file(s) open before tracing named from /proc", count);
+    if (count) spdlog::debug("{} file(s) open before tracing named from /proc", count);
     return count ? writer_->append_records(records, count) : Result<void>{};
 }
 
-Result<void> RecordSession::go_live()
-{
+Result<void> RecordSession::go_live() {
     if (!launcher_) {
-        if (auto r = writer_->commit(); !r)
-            return r;
+        if (auto r = writer_->commit(); !r) return r;
         if (stream_->live().empty())
-            spdlog::warn("pid {} exited while tracing was being attached: there is nothing left to trace", *opt_.pid);
+            spdlog::warn("pid {} exited while tracing was being attached: there is nothing left to trace",
+                         *opt_.pid);
         else
-            spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt_.pid, stream_->live().size() - 1);
+            spdlog::info("tracing live: pid {} and its {} descendant(s)", *opt_.pid,
+                         stream_->live().size() - 1);
         return {};
     }
     if (auto r = launcher_->release(); !r) {
@@ -419,15 +381,13 @@ Result<void> RecordSession::go_live()
     return {};
 }
 
-void RecordSession::reap_child()
-{
+void RecordSession::reap_child() {
     int st = 0;
     if (launcher_ && !child_status_ && waitpid(launcher_->pid(), &st, WNOHANG) == launcher_->pid())
         child_status_ = shell_status(st);
 }
 
-void RecordSession::read_signals(bool& stop)
-{
+void RecordSession::read_signals(bool& stop) {
     int signo = 0, code = 0;
     while (signals_->next(signo, code)) {
         if (signo == SIGCHLD) {
@@ -438,8 +398,7 @@ void RecordSession::read_signals(bool& stop)
             // A signal from the terminal reached the command too; one sent to
             // us alone (kill) is passed on. Either way we keep recording until
             // the command is gone.
-            if (code == SI_USER || code == SI_QUEUE)
-                kill(launcher_->pid(), signo);
+            if (code == SI_USER || code == SI_QUEUE) kill(launcher_->pid(), signo);
             spdlog::info("signal {}: waiting for the command to exit", strsignal(signo));
         } else {
             stop = true;
@@ -450,21 +409,16 @@ void RecordSession::read_signals(bool& stop)
 
 // Reads exec'd processes' rank variables while they still run (the records of
 // their exec are in the batch flushed just before).
-void RecordSession::write_exec_envs()
-{
+void RecordSession::write_exec_envs() {
     const auto execs = stream_->take_execs();
-    if (execs.empty())
-        return;
+    if (execs.empty()) return;
     note(writer_->flush());
-    for (uint32_t pid : execs)
-        note(write_env(static_cast<pid_t>(pid)));
+    for (uint32_t pid : execs) note(write_env(static_cast<pid_t>(pid)));
 }
 
-bool RecordSession::should_stop(uint64_t now, std::string& reason)
-{
+bool RecordSession::should_stop(uint64_t now, std::string& reason) {
     bool stop = false;
-    if (launcher_ && child_status_)
-        stop = true;
+    if (launcher_ && child_status_) stop = true;
     if (!launcher_ && stream_->live().empty()) {
         stop = true;
         reason = "every traced process exited";
@@ -477,19 +431,16 @@ bool RecordSession::should_stop(uint64_t now, std::string& reason)
     return stop;
 }
 
-Result<void> RecordSession::event_loop()
-{
+Result<void> RecordSession::event_loop() {
     UniqueFd child_pidfd;
-    if (launcher_)
-        child_pidfd.reset(static_cast<int>(syscall(SYS_pidfd_open, launcher_->pid(), 0)));
+    if (launcher_) child_pidfd.reset(static_cast<int>(syscall(SYS_pidfd_open, launcher_->pid(), 0)));
     UniqueFd ep(epoll_create1(EPOLL_CLOEXEC));
     epoll_event ev{};
     ev.events = EPOLLIN;
     for (auto [tag, fd] : {std::pair{kRingEvent, ring_->poll_fd()}, std::pair{kSignalEvent, signals_->fd()},
                            std::pair{kChildEvent, child_pidfd.get()}}) {
         ev.data.u32 = tag;
-        if (fd >= 0)
-            epoll_ctl(ep.get(), EPOLL_CTL_ADD, fd, &ev);
+        if (fd >= 0) epoll_ctl(ep.get(), EPOLL_CTL_ADD, fd, &ev);
     }
     const RingReader::Callback to_stream = [this](const void* data, size_t size) {
         stream_->on_sample(data, size);
@@ -529,18 +480,16 @@ Result<void> RecordSession::event_loop()
 // A write failure (disk full) never ends the capture: the job keeps running,
 // traced and waited for; what cannot be written is counted (WriteLoss) and
 // the END chunk says so if it can be written.
-void RecordSession::warn_write_failure()
-{
-    if (stream_->error().empty() || warned_write_)
-        return;
+void RecordSession::warn_write_failure() {
+    if (stream_->error().empty() || warned_write_) return;
     warned_write_ = true;
-    spdlog::error("{}; the job keeps running and is waited for: records that cannot be written are counted as "
-                  "lost",
-                  stream_->error());
+    spdlog::error(
+        "{}; the job keeps running and is waited for: records that cannot be written are counted as "
+        "lost",
+        stream_->error());
 }
 
-void RecordSession::teardown()
-{
+void RecordSession::teardown() {
     end_mono_ = monotonic_ns();
     run_stats_.stop(end_mono_);
     // Stop new events, then drain every record already queued.
@@ -560,8 +509,7 @@ void RecordSession::teardown()
     }
 }
 
-recording::CostInfo RecordSession::measure_cost() const
-{
+recording::CostInfo RecordSession::measure_cost() const {
     recording::CostInfo cost;
     cost.attach_ns = attach_mono_ - started_mono_;
     if (run_stats_.available()) {
@@ -583,34 +531,28 @@ recording::CostInfo RecordSession::measure_cost() const
     } else if (auto now_cpu = process_cpu_ns(*opt_.pid); now_cpu && target_cpu_at_attach_) {
         cost.job_cpu_ns = *now_cpu - std::min(*now_cpu, *target_cpu_at_attach_);
     } else {
-        cost.job_cpu_unavailable = "pid " + std::to_string(*opt_.pid) + " exited before the end of the capture";
+        cost.job_cpu_unavailable =
+            "pid " + std::to_string(*opt_.pid) + " exited before the end of the capture";
     }
     return cost;
 }
 
-Result<void> RecordSession::write_end()
-{
+Result<void> RecordSession::write_end() {
     auto counters = probes_->read_counters();
     capture_.duration_ns = end_mono_ - attach_mono_;
     capture_.events = stream_->records();
     for (const char* name : kLossCounters)
-        if (counters[name])
-            capture_.lost_detail[name] = counters[name];
+        if (counters[name]) capture_.lost_detail[name] = counters[name];
     if (counters["records"] > stream_->records())
         capture_.lost_detail["undelivered"] = counters["records"] - stream_->records();
     // Records that reached the recorder but not the file (disk full).
-    if (auto r = writer_->flush(); !r)
-        stream_->note_error(r.error().message);
-    if (writer_->loss().records)
-        capture_.lost_detail["not_written"] = writer_->loss().records;
+    if (auto r = writer_->flush(); !r) stream_->note_error(r.error().message);
+    if (writer_->loss().records) capture_.lost_detail["not_written"] = writer_->loss().records;
     capture_.lost_events = 0;
-    for (const auto& [_, n] : capture_.lost_detail)
-        capture_.lost_events += n;
+    for (const auto& [_, n] : capture_.lost_detail) capture_.lost_events += n;
     capture_.kernel_counters = counters;
-    for (uint32_t dev : stream_->devices())
-        capture_.devices[dev] = block_device_name(dev);
-    if (launcher_)
-        capture_.exit_status = *child_status_;
+    for (uint32_t dev : stream_->devices()) capture_.devices[dev] = block_device_name(dev);
+    if (launcher_) capture_.exit_status = *child_status_;
     capture_.cost = measure_cost();
     if (auto r = write_json(*writer_, recording::ChunkType::End, recording::capture_to_json(capture_)); !r)
         return r;

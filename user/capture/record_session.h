@@ -17,13 +17,13 @@
 namespace iolens::capture {
 
 struct RecordOptions {
-    std::vector<std::string> command;   // launch and trace this...
-    std::optional<pid_t> pid;           // ...or attach to this process tree
+    std::vector<std::string> command;  // launch and trace this...
+    std::optional<pid_t> pid;          // ...or attach to this process tree
     std::optional<uint64_t> duration_ns;
     std::string output_path = "iolens.data";
     bool force = false;
     bool drop_caches = false;  // sync and drop the page cache before tracing (cold runs)
-    std::string rank_env;  // --rank-env: a variable that overrides the standard rank variables
+    std::string rank_env;      // --rank-env: a variable that overrides the standard rank variables
     probes::ProbeOptions probe;
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
     // called), so the reported attach time covers feature probing too.
@@ -35,7 +35,7 @@ struct RecordOptions {
 };
 
 struct RecordOutcome {
-    int exit_status = 0;  // the command's (shell convention), or 0 with -p
+    int exit_status = 0;         // the command's (shell convention), or 0 with -p
     std::string recording_path;  // where the recording is (output_path, unless naming it failed)
     bool incomplete = false;     // some of it could not be written (disk full): it says how much
 };

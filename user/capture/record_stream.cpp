@@ -7,21 +7,17 @@
 
 namespace iolens::capture {
 
-void RecordStream::note_error(const std::string& message)
-{
-    if (error_.empty())
-        error_ = message;
+void RecordStream::note_error(const std::string& message) {
+    if (error_.empty()) error_ = message;
 }
 
-std::vector<uint32_t> RecordStream::take_execs()
-{
+std::vector<uint32_t> RecordStream::take_execs() {
     std::vector<uint32_t> out;
     out.swap(exec_pending_);
     return out;
 }
 
-void RecordStream::note_record(const void* p, size_t size)
-{
+void RecordStream::note_record(const void* p, size_t size) {
     const auto* hdr = static_cast<const iolens_rec_hdr*>(p);
     if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
         live_.insert(static_cast<const iolens_proc_rec*>(p)->pid);
@@ -33,8 +29,7 @@ void RecordStream::note_record(const void* p, size_t size)
         devices_.insert(static_cast<const iolens_block_rec*>(p)->dev);
 }
 
-void RecordStream::on_sample(const void* data, size_t size)
-{
+void RecordStream::on_sample(const void* data, size_t size) {
     const auto* bytes = static_cast<const std::byte*>(data);
     size_t off = 0;
     const uint64_t before = records_;
@@ -45,13 +40,11 @@ void RecordStream::on_sample(const void* data, size_t size)
         const auto* hdr = reinterpret_cast<const iolens_rec_hdr*>(bytes + off);
         const size_t len = std::min<size_t>(hdr->size, size - off);
         note_record(hdr, len);
-        if (hdr->size < sizeof(iolens_rec_hdr))
-            break;
+        if (hdr->size < sizeof(iolens_rec_hdr)) break;
         off += len;
     } while (off < size);
     // The writer buffers records into chunks itself.
-    if (auto r = writer_.append_records({bytes, size}, records_ - before); !r)
-        note_error(r.error().message);
+    if (auto r = writer_.append_records({bytes, size}, records_ - before); !r) note_error(r.error().message);
 }
 
 }  // namespace iolens::capture

@@ -23,8 +23,7 @@ uint32_t load_acquire(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_AC
 
 }  // namespace
 
-Result<std::unique_ptr<RingReader>> RingReader::open(int map_fd)
-{
+Result<std::unique_ptr<RingReader>> RingReader::open(int map_fd) {
     bpf_map_info info{};
     uint32_t len = sizeof(info);
     if (bpf_obj_get_info_by_fd(map_fd, &info, &len) != 0)
@@ -54,28 +53,22 @@ Result<std::unique_ptr<RingReader>> RingReader::open(int map_fd)
     return r;
 }
 
-RingReader::~RingReader()
-{
-    if (producer_map_)
-        munmap(producer_map_, producer_map_len_);
-    if (consumer_map_)
-        munmap(consumer_map_, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+RingReader::~RingReader() {
+    if (producer_map_) munmap(producer_map_, producer_map_len_);
+    if (consumer_map_) munmap(consumer_map_, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
 }
 
-size_t RingReader::consume(const Callback& on_record)
-{
+size_t RingReader::consume(const Callback& on_record) {
     uint64_t cons = load_acquire(consumer_pos_);
     uint64_t released = cons;
     size_t n = 0;
     for (;;) {
         const uint64_t prod = load_acquire(producer_pos_);
-        if (cons >= prod)
-            break;
+        if (cons >= prod) break;
         while (cons < prod) {
             const auto* hdr = reinterpret_cast<const uint32_t*>(data_ + (cons & (size_ - 1)));
             const uint32_t len = load_acquire(hdr);
-            if (len & BPF_RINGBUF_BUSY_BIT)
-                goto done;  // still being written: the rest comes next pass
+            if (len & BPF_RINGBUF_BUSY_BIT) goto done;  // still being written: the rest comes next pass
             const uint32_t size = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
             if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
                 on_record(reinterpret_cast<const uint8_t*>(hdr) + BPF_RINGBUF_HDR_SZ, size);
@@ -89,8 +82,7 @@ size_t RingReader::consume(const Callback& on_record)
         }
     }
 done:
-    if (cons != released)
-        __atomic_store_n(consumer_pos_, cons, __ATOMIC_RELEASE);
+    if (cons != released) __atomic_store_n(consumer_pos_, cons, __ATOMIC_RELEASE);
     return n;
 }
 

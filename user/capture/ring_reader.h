@@ -38,10 +38,10 @@ public:
 private:
     RingReader() = default;
     int map_fd_ = -1;
-    uint64_t size_ = 0;                  // data area bytes (a power of two)
-    uint64_t* consumer_pos_ = nullptr;   // first page, writable
+    uint64_t size_ = 0;                 // data area bytes (a power of two)
+    uint64_t* consumer_pos_ = nullptr;  // first page, writable
     const uint64_t* producer_pos_ = nullptr;
-    const uint8_t* data_ = nullptr;      // mapped twice in a row: records never wrap
+    const uint8_t* data_ = nullptr;  // mapped twice in a row: records never wrap
     void* consumer_map_ = nullptr;
     void* producer_map_ = nullptr;
     size_t producer_map_len_ = 0;

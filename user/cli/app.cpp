@@ -4,8 +4,7 @@
 
 namespace iolens::cli {
 
-void build_app(CLI::App& app, Action& action)
-{
+void build_app(CLI::App& app, Action& action) {
     app.description(
         "iolens: an eBPF I/O profiler for deep-learning training jobs.\n"
         "Traces the file I/O of a command or a running process tree, from the\n"
@@ -14,8 +13,8 @@ void build_app(CLI::App& app, Action& action)
     app.require_subcommand(1);
     app.fallthrough();  // global flags (-v) are accepted after the subcommand too
     // Debug logs show the facts of every run (hooks chosen, loads retried).
-    app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); },
-                          "Log debug details to stderr");
+    app.add_flag_callback(
+        "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log debug details to stderr");
     register_record(app, action);
     register_report(app, action);
     register_check(app, action);

@@ -11,8 +11,7 @@
 #include "cli/commands.h"
 #include "cli/logging.h"
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     iolens::capture::take_signal_dispositions();
     iolens::cli::setup_logging();
 
@@ -22,8 +21,7 @@ int main(int argc, char** argv)
     // An unknown subcommand: CLI11 would only say "A subcommand is required".
     const auto known = [&](const std::string& name) {
         for (const auto* sub : app.get_subcommands({}))
-            if (sub->get_name() == name)
-                return true;
+            if (sub->get_name() == name) return true;
         return false;
     };
     if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {

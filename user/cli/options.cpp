@@ -5,10 +5,8 @@
 
 namespace iolens::cli {
 
-Result<uint64_t> parse_duration(const std::string& text)
-{
-    if (text.empty())
-        return make_error("empty duration: give e.g. 30s, 500ms, 5m");
+Result<uint64_t> parse_duration(const std::string& text) {
+    if (text.empty()) return make_error("empty duration: give e.g. 30s, 500ms, 5m");
     // Digits, at most one point, then the unit: strtod alone would take hex
     // ("0x10s" as 16 s), exponents and "inf".
     const size_t digits = text.find_first_not_of("0123456789.");
@@ -35,15 +33,12 @@ Result<uint64_t> parse_duration(const std::string& text)
     else
         return make_error("invalid duration unit '" + unit + "' in '" + text + "': use ms, s, m or h");
     double ns = value * scale;
-    if (ns >= 1.8e19)
-        return make_error("duration '" + text + "' is too long");
-    if (ns < 1)
-        return make_error("duration '" + text + "' is too short");
+    if (ns >= 1.8e19) return make_error("duration '" + text + "' is too long");
+    if (ns < 1) return make_error("duration '" + text + "' is too short");
     return static_cast<uint64_t>(ns);
 }
 
-void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help)
-{
+void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help) {
     sub->add_option("--json", out.json_path, "Also write the JSON report to this file");
     sub->add_option("--max-files", out.max_files, "Files listed in the report")
         ->capture_default_str()
@@ -56,22 +51,23 @@ void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& ra
     sub->add_option("--rank-env", out.rank_env, rank_env_help);
 }
 
-CLI::Validator whole_number(uint64_t min, uint64_t max)
-{
+CLI::Validator whole_number(uint64_t min, uint64_t max) {
     return CLI::Validator(
         [min, max](std::string& v) -> std::string {
             if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-                return "'" + v + "' is not a whole number (" + std::to_string(min) + " to " + std::to_string(max) + ")";
+                return "'" + v + "' is not a whole number (" + std::to_string(min) + " to " +
+                       std::to_string(max) + ")";
             if (v.size() > 19 || std::stoull(v) < min || std::stoull(v) > max)
-                return "'" + v + "' is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")";
+                return "'" + v + "' is out of range (" + std::to_string(min) + " to " + std::to_string(max) +
+                       ")";
             return "";
         },
         "N");
 }
 
-CLI::Validator not_empty()
-{
-    return CLI::Validator([](std::string& v) -> std::string { return v.empty() ? "an empty value" : ""; }, "");
+CLI::Validator not_empty() {
+    return CLI::Validator([](std::string& v) -> std::string { return v.empty() ? "an empty value" : ""; },
+                          "");
 }
 
 }  // namespace iolens::cli

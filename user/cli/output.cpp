@@ -10,26 +10,22 @@
 
 namespace iolens::cli {
 
-model::BuilderOptions builder_options(const OutputOptions& options)
-{
+model::BuilderOptions builder_options(const OutputOptions& options) {
     model::BuilderOptions b;
     b.max_files = options.max_files;
     b.rank_env_override = options.rank_env;
     return b;
 }
 
-Result<void> check_outputs(const OutputOptions& options, const std::string& recording)
-{
-    if (options.json_path.empty())
-        return {};
+Result<void> check_outputs(const OutputOptions& options, const std::string& recording) {
+    if (options.json_path.empty()) return {};
     if (same_file(options.json_path, recording))
         return make_error("--json " + options.json_path + " and the recording " + recording +
                           " are the same file: give the JSON report a name of its own");
     return check_output_path(options.json_path, options.force, "the JSON report");
 }
 
-Result<void> emit_report(const model::Report& report, const OutputOptions& options)
-{
+Result<void> emit_report(const model::Report& report, const OutputOptions& options) {
     if (!options.json_path.empty())
         if (auto r = write_output_file(options.json_path, options.force, "the JSON report",
                                        report::report_to_json_text(report) + "\n");

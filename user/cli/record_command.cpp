@@ -12,26 +12,21 @@
 
 namespace iolens::cli {
 
-Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
-{
+Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
     capture::RecordOptions o;
     if (!cli.command.empty() && cli.pid != 0)
         return make_error("give either a command to run or -p PID, not both");
     if (cli.command.empty() && cli.pid == 0)
         return make_error("nothing to trace: give a command (iolens record -- CMD ARGS) or -p PID");
-    if (cli.pid < 0 || cli.pid > 0x3fffffff)
-        return make_error("invalid pid " + std::to_string(cli.pid));
-    if (cli.pid)
-        o.pid = static_cast<pid_t>(cli.pid);
+    if (cli.pid < 0 || cli.pid > 0x3fffffff) return make_error("invalid pid " + std::to_string(cli.pid));
+    if (cli.pid) o.pid = static_cast<pid_t>(cli.pid);
     o.command = cli.command;
     if (!cli.duration.empty()) {
         auto d = parse_duration(cli.duration);
-        if (!d)
-            return d.error();
+        if (!d) return d.error();
         o.duration_ns = *d;
     }
-    if (cli.output.empty())
-        return make_error("empty output path (-o)");
+    if (cli.output.empty()) return make_error("empty output path (-o)");
     if (!cli.out.json_path.empty() && same_file(cli.out.json_path, cli.output))
         return make_error("--json " + cli.out.json_path + " and the recording " + cli.output +
                           " are the same file: give the JSON report a name of its own");
@@ -47,7 +42,8 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     o.probe.force_hook = cli.force_hook;
     if (!cli.force_variant.empty() && cli.force_variant != "direct" && cli.force_variant != "standard" &&
         cli.force_variant != "legacy")
-        return make_error("--force-variant must be direct, standard or legacy, not '" + cli.force_variant + "'");
+        return make_error("--force-variant must be direct, standard or legacy, not '" + cli.force_variant +
+                          "'");
     o.probe.force_variant = cli.force_variant;
     if (cli.bpf_stats != "sampled" && cli.bpf_stats != "always" && cli.bpf_stats != "off")
         return make_error("--bpf-stats must be sampled, always or off, not '" + cli.bpf_stats + "'");
@@ -55,26 +51,29 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli)
     return o;
 }
 
-void register_record(CLI::App& app, Action& action)
-{
+void register_record(CLI::App& app, Action& action) {
     auto opts = std::make_shared<RecordCliOptions>();
     auto* sub = app.add_subcommand("record", "Trace a command (after --) or a running process tree (-p)");
     sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts")
         ->check(whole_number(1, 0x3fffffff));
-    sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")->check(not_empty());
+    sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")
+        ->check(not_empty());
     sub->add_option("-o,--output", opts->output, "Recording file to write")->capture_default_str();
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
     sub->add_flag("--drop-caches", opts->drop_caches,
                   "Sync and drop the page cache before tracing (test nodes: measures a cold run)");
-    add_output_options(sub, opts->out,
-                       "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
-    sub->add_option("--ringbuf-mib", opts->ringbuf_mib, "Kernel ring buffer size in MiB (a power of two, 1 to 1024)")
+    add_output_options(
+        sub, opts->out,
+        "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
+    sub->add_option("--ringbuf-mib", opts->ringbuf_mib,
+                    "Kernel ring buffer size in MiB (a power of two, 1 to 1024)")
         ->capture_default_str()
         ->check(whole_number(1, 1024));
     // Hidden (empty group): for testing the fallback hooks on a kernel that
     // has the preferred ones.
     sub->add_option("--force-hook", opts->force_hook, "Use only tp_btf or raw_tp hooks")->group("");
-    sub->add_option("--force-variant", opts->force_variant, "Use only this build of the BPF programs")->group("");
+    sub->add_option("--force-variant", opts->force_variant, "Use only this build of the BPF programs")
+        ->group("");
     sub->add_option("--bpf-stats", opts->bpf_stats,
                     "Time the BPF programs: sampled (default), always (exact, costly), off")
         ->group("");
@@ -93,7 +92,8 @@ void register_record(CLI::App& app, Action& action)
                 static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(started).count());
             auto features = probes::Features::probe();
             if (!features.can_trace()) {
-                spdlog::error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
+                spdlog::error(
+                    "iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
                 return 1;
             }
             // The outputs before anything runs: a bad path must not cost a run.

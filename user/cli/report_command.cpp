@@ -15,15 +15,15 @@ struct ReportCliOptions {
 
 }  // namespace
 
-void register_report(CLI::App& app, Action& action)
-{
+void register_report(CLI::App& app, Action& action) {
     auto opts = std::make_shared<ReportCliOptions>();
     auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
     sub->add_option("file", opts->input, "Recording to read")->capture_default_str();
     sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON report");
-    add_output_options(sub, opts->out,
-                       "Environment variable holding each process's rank (must have been recorded: give it to "
-                       "record too)");
+    add_output_options(
+        sub, opts->out,
+        "Environment variable holding each process's rank (must have been recorded: give it to "
+        "record too)");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
             if (auto r = check_outputs(opts->out, opts->input); !r) {
@@ -35,8 +35,7 @@ void register_report(CLI::App& app, Action& action)
                 spdlog::error("{}", report.error().message);
                 return 1;
             }
-            if (report->capture.partial)
-                spdlog::warn("partial report: {}", report->capture.partial_reason);
+            if (report->capture.partial) spdlog::warn("partial report: {}", report->capture.partial_reason);
             if (auto r = emit_report(*report, opts->out); !r) {
                 spdlog::error("{}", r.error().message);
                 return 1;

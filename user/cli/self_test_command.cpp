@@ -26,8 +26,7 @@ struct SelfTestCliOptions {
     bool force = false;
 };
 
-int run_self_test(const SelfTestCliOptions& opts)
-{
+int run_self_test(const SelfTestCliOptions& opts) {
     if (!opts.json_path.empty())
         if (auto r = check_output_path(opts.json_path, opts.force, "the self-test verdict"); !r) {
             spdlog::error("{}", r.error().message);
@@ -50,7 +49,9 @@ int run_self_test(const SelfTestCliOptions& opts)
     selftest::print_outcome(*outcome);
     std::fflush(stdout);
     if (!opts.json_path.empty())
-        if (auto r = selftest::write_json_file(opts.json_path, opts.force, selftest::outcome_json(*outcome, f)); !r) {
+        if (auto r =
+                selftest::write_json_file(opts.json_path, opts.force, selftest::outcome_json(*outcome, f));
+            !r) {
             spdlog::error("{}", r.error().message);
             return 1;
         }
@@ -59,10 +60,10 @@ int run_self_test(const SelfTestCliOptions& opts)
 
 }  // namespace
 
-void register_self_test(CLI::App& app, Action& action)
-{
+void register_self_test(CLI::App& app, Action& action) {
     auto opts = std::make_shared<SelfTestCliOptions>();
-    auto* sub = app.add_subcommand("self-test", "Record known I/O and check iolens reports it exactly on this node");
+    auto* sub =
+        app.add_subcommand("self-test", "Record known I/O and check iolens reports it exactly on this node");
     sub->add_option("--dir", opts->run.base_dir,
                     "Directory to create the test files in (use one on the disk you care about)")
         ->capture_default_str();

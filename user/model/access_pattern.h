@@ -99,7 +99,7 @@ private:
 
     // Of the shared streams; one drained is made again at its next access.
     std::unordered_map<AccessStream*, Window> windows_;
-    size_t pending_ = 0;  // accesses in all windows
+    size_t pending_ = 0;                   // accesses in all windows
     AccessStream* last_stream_ = nullptr;  // and its window (map nodes stay put)
     Window* last_window_ = nullptr;
     std::vector<Judged> recent_;  // a ring of kRecent once full

@@ -21,8 +21,10 @@ void BlockStats::merge(const BlockStats& o) {
 
 void ProcessBlock::add(const iolens_block_rec& r) {
     requests++;
-    if (r.op == IOLENS_BLK_READ) read_bytes += r.bytes;
-    else if (r.op == IOLENS_BLK_WRITE) write_bytes += r.bytes;
+    if (r.op == IOLENS_BLK_READ)
+        read_bytes += r.bytes;
+    else if (r.op == IOLENS_BLK_WRITE)
+        write_bytes += r.bytes;
 }
 
 void BlockAccumulator::add(const iolens_block_rec& r) {

@@ -15,9 +15,9 @@ namespace iolens::model {
 struct BlockStats {
     uint64_t requests = 0;
     uint64_t bytes = 0;
-    Histogram latency_ns;  // service time, issue to completion, per request
-    Histogram queue_ns;    // insert to issue, only requests that went through a scheduler
-    Histogram size_bytes;  // per request
+    Histogram latency_ns;     // service time, issue to completion, per request
+    Histogram queue_ns;       // insert to issue, only requests that went through a scheduler
+    Histogram size_bytes;     // per request
     uint64_t sequential = 0;  // started at the sector where the previous request ended
     uint64_t random = 0;      // anywhere else (the first request of a direction too)
     uint64_t max_depth = 0;   // most requests in flight on the device at an issue
@@ -25,8 +25,8 @@ struct BlockStats {
 };
 
 struct BlockDevice {
-    uint32_t dev = 0;   // kernel dev_t of the disk
-    std::string name;   // "vda", or "major:minor" when the recording did not name it
+    uint32_t dev = 0;  // kernel dev_t of the disk
+    std::string name;  // "vda", or "major:minor" when the recording did not name it
     BlockStats read;
     BlockStats write;
     uint64_t other_requests = 0;  // flush, discard, write-zeroes, and ops newer than this reader

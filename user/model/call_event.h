@@ -10,18 +10,18 @@ namespace iolens::model {
 
 struct CallEvent {
     enum Flag : uint32_t {
-        kError = 1u << 0,       // ret < 0
-        kHasSize = 1u << 1,     // moved bytes: counts in bytes and size_bytes
-        kRegular = 1u << 2,     // a regular file (IOLENS_SC_REGULAR)
-        kOffsetZero = 1u << 3,  // a read/write that started at offset 0
-        kCountedRead = 1u << 4, // is_counted_read with page-cache fields: cache_read() applies
-        kDirect = 1u << 5,      // with kCountedRead: an O_DIRECT read (its bytes are direct_bytes)
+        kError = 1u << 0,        // ret < 0
+        kHasSize = 1u << 1,      // moved bytes: counts in bytes and size_bytes
+        kRegular = 1u << 2,      // a regular file (IOLENS_SC_REGULAR)
+        kOffsetZero = 1u << 3,   // a read/write that started at offset 0
+        kCountedRead = 1u << 4,  // is_counted_read with page-cache fields: cache_read() applies
+        kDirect = 1u << 5,       // with kCountedRead: an O_DIRECT read (its bytes are direct_bytes)
     };
     static constexpr uint32_t kNoFile = (1u << 22) - 1;
 
     uint64_t start_ns = 0;
     uint64_t duration_ns = 0;
-    uint64_t bytes = 0;      // OpStats::bytes contribution (when kHasSize)
+    uint64_t bytes = 0;  // OpStats::bytes contribution (when kHasSize)
     uint64_t requested = 0;
     uint64_t blocked_ns = 0;
     uint32_t hit_bytes = 0;  // CacheRead, saturated at 4 GiB (a read returns < 2 GiB)
@@ -29,7 +29,7 @@ struct CallEvent {
     uint32_t readahead_bytes = 0;
     uint32_t pid = 0;
     uint32_t tid = 0;
-    uint32_t packed = 0;     // op:4 | flags:6 | file index:22 (kNoFile: none, or > 4M files)
+    uint32_t packed = 0;  // op:4 | flags:6 | file index:22 (kNoFile: none, or > 4M files)
 
     int op() const { return static_cast<int>(packed & 0xf); }
     uint32_t flags() const { return (packed >> 4) & 0x3f; }

@@ -145,7 +145,8 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
 // what the steps before it found.
 class DlAttribution {
 public:
-    DlAttribution(Report& r, const DlInputs& in) : r_(r), in_(in), log_(in.log), cap_(capture_window(r.capture, in.log)) {}
+    DlAttribution(Report& r, const DlInputs& in)
+        : r_(r), in_(in), log_(in.log), cap_(capture_window(r.capture, in.log)) {}
 
     void run() {
         if (!assign()) return;
@@ -186,12 +187,12 @@ private:
     const Window cap_;
     RankMap rm_;
     size_t nr_ = 0;
-    std::vector<Window> rank_life_;       // by rank index
-    std::vector<EpochWindow> windows_;    // the epochs, by start
+    std::vector<Window> rank_life_;                       // by rank index
+    std::vector<EpochWindow> windows_;                    // the epochs, by start
     std::vector<std::vector<uint64_t>> rank_starts_;      // inferred: each rank's own epoch starts
     std::vector<std::vector<EpochWindow>> rank_windows_;  // each rank's epochs (empty: windows_)
     EpochSource source_ = EpochSource::Marker;
-    bool per_rank_ = true;                // per-(epoch, rank) tables kept (kMaxEpochRankCells)
+    bool per_rank_ = true;  // per-(epoch, rank) tables kept (kMaxEpochRankCells)
 };
 
 bool DlAttribution::assign() {
@@ -254,14 +255,16 @@ void DlAttribution::find_epochs() {
     // last of them still ends where the next began: later events are in none).
     if (windows_.size() > kMaxEpochs) {
         r_.limits.push_back("the recording has " + std::to_string(windows_.size()) + " epochs: the first " +
-                            std::to_string(kMaxEpochs) + " are reported, and what came after them is in no epoch");
+                            std::to_string(kMaxEpochs) +
+                            " are reported, and what came after them is in no epoch");
         windows_.resize(kMaxEpochs);
     }
     if (windows_.size() * nr_ > kMaxEpochRankCells) {
         per_rank_ = false;
         r_.limits.push_back(std::to_string(windows_.size()) + " epochs x " + std::to_string(nr_) +
                             " ranks: per-rank tables of each epoch are left out (more than " +
-                            std::to_string(kMaxEpochRankCells) + "); the epochs' and the ranks' own totals are exact");
+                            std::to_string(kMaxEpochRankCells) +
+                            "); the epochs' and the ranks' own totals are exact");
     }
 }
 
@@ -336,14 +339,12 @@ void DlAttribution::make_epochs() {
         ep.end_ns = windows_[k].end_ns;
         ep.marker_number = windows_[k].marker_number;
         ep.steps = windows_[k].steps;
-        if (per_rank_)
-            ep.ranks.resize(nr_);
+        if (per_rank_) ep.ranks.resize(nr_);
         for (size_t i = 0; i < nr_; ++i) {
             const EpochWindow& w = windows_of(i)[k];
             const uint64_t wall = overlap(rank_life_[i], w.start_ns, w.end_ns);
             ep.rank_sums.wall_ns += wall;
-            if (!per_rank_)
-                continue;
+            if (!per_rank_) continue;
             ep.ranks[i].rank = rm_.ranks[i].rank;
             ep.ranks[i].wall_ns = wall;
         }
@@ -393,8 +394,7 @@ void DlAttribution::stalls_and_epoch_calls() {
         for (size_t i = 0; i < nr_; ++i) {
             ep.rank_sums.io_time_ns += stalls[i].io_in[k];
             ep.rank_sums.critical_io_ns += stalls[i].critical_in[k];
-            if (!per_rank_)
-                continue;
+            if (!per_rank_) continue;
             EpochRankStats& er = ep.ranks[i];
             er.io_time_ns = stalls[i].io_in[k];
             er.critical_io_ns = stalls[i].critical_in[k];

@@ -13,9 +13,9 @@ namespace iolens::model {
 struct DlInputs {
     const DlLog& log;
     const EnvByPid& env;
-    std::string rank_env_override;          // --rank-env VAR, "" for the precedence list
-    std::vector<std::string> file_paths;    // by DlLog file index ("" when unknown)
-    size_t reorder_calls = size_t{1} << 16; // BuilderOptions::reorder_calls
+    std::string rank_env_override;           // --rank-env VAR, "" for the precedence list
+    std::vector<std::string> file_paths;     // by DlLog file index ("" when unknown)
+    size_t reorder_calls = size_t{1} << 16;  // BuilderOptions::reorder_calls
 };
 
 // report.processes and report.capture must be filled already.

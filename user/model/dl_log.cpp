@@ -27,21 +27,20 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
         flags |= CallEvent::kError;
     } else {
         switch (r.op) {
-        case IOLENS_OP_READ:
-        case IOLENS_OP_WRITE:
-        case IOLENS_OP_READDIR:
-            e.bytes = static_cast<uint64_t>(r.ret);
-            flags |= CallEvent::kHasSize;
-            break;
-        // mmap: ret is the address and nothing moved; the mapping's length is
-        // requested_bytes, and what it brought in is the page cache's fault_bytes.
-        default:
-            break;
+            case IOLENS_OP_READ:
+            case IOLENS_OP_WRITE:
+            case IOLENS_OP_READDIR:
+                e.bytes = static_cast<uint64_t>(r.ret);
+                flags |= CallEvent::kHasSize;
+                break;
+            // mmap: ret is the address and nothing moved; the mapping's length is
+            // requested_bytes, and what it brought in is the page cache's fault_bytes.
+            default:
+                break;
         }
     }
     if (r.flags & IOLENS_SC_REGULAR) flags |= CallEvent::kRegular;
-    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && r.offset == 0)
-        flags |= CallEvent::kOffsetZero;
+    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && r.offset == 0) flags |= CallEvent::kOffsetZero;
     if (cache) {
         flags |= CallEvent::kCountedRead;
         if (r.flags & IOLENS_SC_DIRECT) flags |= CallEvent::kDirect;
@@ -49,8 +48,8 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
         e.miss_bytes = sat32(cache->miss_bytes);
         e.readahead_bytes = sat32(cache->readahead_bytes);
     }
-    e.packed = (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) |
-               (std::min(file_index, CallEvent::kNoFile) << 10);
+    e.packed =
+        (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) | (std::min(file_index, CallEvent::kNoFile) << 10);
     return e;
 }
 

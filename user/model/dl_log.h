@@ -29,7 +29,6 @@
 
 namespace iolens::model {
 
-
 // A call's summary; cache is the read's page-cache split, when it has one.
 CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<CacheRead>& cache,
                           uint32_t file_index);
@@ -42,7 +41,7 @@ void account_path(PathOps& s, const CallEvent& e, bool offloaded = false);
 struct PageCacheEvent {
     uint64_t ts_ns = 0;
     uint64_t bytes = 0;
-    uint32_t pid = 0;     // the process charged; 0: none (counted only in the epoch total)
+    uint32_t pid = 0;  // the process charged; 0: none (counted only in the epoch total)
     uint8_t kind = 0;
     uint8_t flags = 0;
     iolens_pagecache_rec as_record() const;
@@ -87,7 +86,7 @@ public:
     std::vector<BlockEvent> blocks;
     std::vector<MarkerEvent> markers;
     std::vector<OffCpuEvent> offcpu;
-    std::vector<FileId> files;  // by index
+    std::vector<FileId> files;       // by index
     uint64_t first_ts = UINT64_MAX;  // earliest / latest time seen in any event
     uint64_t last_ts = 0;
     void saw(uint64_t start, uint64_t end) {

@@ -19,8 +19,7 @@ std::optional<int64_t> number_after(std::string_view text, std::string_view pref
 
 }  // namespace
 
-std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers,
-                                             uint64_t capture_end) {
+std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers, uint64_t capture_end) {
     std::map<int64_t, uint64_t> first_start;  // epoch number -> earliest marker
     std::vector<uint64_t> ends;
     struct Step {
@@ -66,8 +65,10 @@ std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& mar
         auto last = std::lower_bound(first, steps.end(), end, by_ts);
         numbers.clear();
         for (auto it = first; it != last; ++it) {
-            if (it->n) numbers.push_back(*it->n);
-            else out[i].steps++;
+            if (it->n)
+                numbers.push_back(*it->n);
+            else
+                out[i].steps++;
         }
         std::sort(numbers.begin(), numbers.end());
         out[i].steps += static_cast<uint64_t>(std::unique(numbers.begin(), numbers.end()) - numbers.begin());
@@ -234,9 +235,8 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
             if (!in_cur(r.file)) {
                 cur[r.file] = cur_id;
                 cur_size++;
-            } else if (r.pass && (prev_size == 0 ||
-                                  static_cast<double>(cur_size) >=
-                                      kMinCoverage * static_cast<double>(prev_size))) {
+            } else if (r.pass && (prev_size == 0 || static_cast<double>(cur_size) >=
+                                                        kMinCoverage * static_cast<double>(prev_size))) {
                 tentative = true;
                 T = r.t;
                 L = last_read;
@@ -263,9 +263,8 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
                     if (too_few_files) *too_few_files = true;
                     cancel();
                 }
-            }
-            else if (static_cast<double>(fresh) >
-                     kCancelRatio * static_cast<double>(rereads) + static_cast<double>(kCancelSlack))
+            } else if (static_cast<double>(fresh) >
+                       kCancelRatio * static_cast<double>(rereads) + static_cast<double>(kCancelSlack))
                 cancel();
         }
         last_read = r.t;
@@ -274,8 +273,7 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
     return starts;
 }
 
-std::vector<EpochWindow> merge_rank_epochs(const std::vector<std::vector<uint64_t>>& starts,
-                                           uint64_t end) {
+std::vector<EpochWindow> merge_rank_epochs(const std::vector<std::vector<uint64_t>>& starts, uint64_t end) {
     size_t n = 0;
     for (const auto& s : starts) n = std::max(n, s.size());
     std::vector<EpochWindow> out(n);

@@ -28,8 +28,7 @@ struct EpochWindow {
 // their start. steps = distinct step numbers inside the window (a marker
 // without a number counts once), so N ranks marking the same step count once.
 // Empty when there is no "epoch/N" marker.
-std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers,
-                                             uint64_t capture_end);
+std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers, uint64_t capture_end);
 
 // --- inference ---------------------------------------------------------------
 // A rank's dataset is the set of files it reads in passes: a pass of file f by
@@ -73,8 +72,8 @@ inline constexpr uint64_t kCancelSlack = 4;
 inline constexpr uint64_t kMinTailRereads = 4;
 inline constexpr size_t kMinEpochFiles = 4;
 inline constexpr std::string_view kIgnoredPrefixes[] = {
-    "/proc/", "/sys/", "/dev/", "/usr/lib/", "/usr/lib64/", "/lib/", "/lib64/",
-    "/usr/share/", "/usr/local/lib/", "/etc/", "/run/",
+    "/proc/",  "/sys/",       "/dev/",           "/usr/lib/", "/usr/lib64/", "/lib/",
+    "/lib64/", "/usr/share/", "/usr/local/lib/", "/etc/",     "/run/",
 };
 inline constexpr std::string_view kIgnoredSuffixes[] = {".py", ".pyc", ".so"};
 
@@ -151,7 +150,6 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& ca
 
 // Merges the ranks' starts: epoch k starts at the earliest start k of any rank;
 // each ends where the next starts, the last at end.
-std::vector<EpochWindow> merge_rank_epochs(const std::vector<std::vector<uint64_t>>& starts,
-                                           uint64_t end);
+std::vector<EpochWindow> merge_rank_epochs(const std::vector<std::vector<uint64_t>>& starts, uint64_t end);
 
 }  // namespace iolens::model

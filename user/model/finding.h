@@ -21,15 +21,15 @@ std::optional<Severity> severity_from_name(std::string_view name);
 
 // What an evidence figure is, which decides how it is shown.
 enum class Unit {
-    Count,       // a number of things: "1,234"
-    Bytes,       // "12.3 MiB"
-    Nanoseconds, // "850 ms"
-    Share,       // a fraction shown as a percentage: 0.25 -> "25.0%"
-    Ratio,       // a multiple: 1.5 -> "1.50x"
-    Identifier,  // a pid, rank or epoch number: plain digits
-    Number,      // any other real number
-    Text,        // a string (a path, a metric's name)
-    Details,     // an array or object: only in the JSON report
+    Count,        // a number of things: "1,234"
+    Bytes,        // "12.3 MiB"
+    Nanoseconds,  // "850 ms"
+    Share,        // a fraction shown as a percentage: 0.25 -> "25.0%"
+    Ratio,        // a multiple: 1.5 -> "1.50x"
+    Identifier,   // a pid, rank or epoch number: plain digits
+    Number,       // any other real number
+    Text,         // a string (a path, a metric's name)
+    Details,      // an array or object: only in the JSON report
 };
 
 struct EvidenceValue {
@@ -49,11 +49,12 @@ public:
     Evidence& id(const std::string& key, int64_t v) { return put(key, Unit::Identifier, v); }
     Evidence& number(const std::string& key, double v) { return put(key, Unit::Number, v); }
     Evidence& text(const std::string& key, const std::string& v) { return put(key, Unit::Text, v); }
-    Evidence& details(const std::string& key, nlohmann::json v) { return put(key, Unit::Details, std::move(v)); }
+    Evidence& details(const std::string& key, nlohmann::json v) {
+        return put(key, Unit::Details, std::move(v));
+    }
     // A figure that may be unknown: null in JSON, "n/a" in the terminal.
     template <typename T>
-    Evidence& maybe(const std::string& key, Unit unit, const std::optional<T>& v)
-    {
+    Evidence& maybe(const std::string& key, Unit unit, const std::optional<T>& v) {
         return put(key, unit, v ? nlohmann::json(*v) : nlohmann::json(nullptr));
     }
 
@@ -66,8 +67,7 @@ public:
     nlohmann::json to_json() const;
 
 private:
-    Evidence& put(const std::string& key, Unit unit, nlohmann::json v)
-    {
+    Evidence& put(const std::string& key, Unit unit, nlohmann::json v) {
         items_[key] = EvidenceValue{unit, std::move(v)};
         return *this;
     }
@@ -76,7 +76,7 @@ private:
 
 // One bottleneck the rule engine found (user/analysis/).
 struct Finding {
-    std::string id;              // small_reads, random_access, io_stall, ...
+    std::string id;  // small_reads, random_access, io_stall, ...
     Severity severity = Severity::Info;
     std::string title;           // one line
     Evidence evidence;           // the numbers that triggered it

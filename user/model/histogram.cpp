@@ -27,13 +27,9 @@ int fine_to_bucket(uint32_t fine) {
 
 // Loop-free: bit_width compiles to one lzcnt/bsr. OR-ing in 1 maps 0 and 1 to
 // bucket 0 without a branch.
-int Histogram::bucket_index(uint64_t value) {
-    return std::bit_width(value | 1) - 1;
-}
+int Histogram::bucket_index(uint64_t value) { return std::bit_width(value | 1) - 1; }
 
-uint64_t Histogram::bucket_lo(int index) {
-    return index <= 0 ? 0 : uint64_t{1} << index;
-}
+uint64_t Histogram::bucket_lo(int index) { return index <= 0 ? 0 : uint64_t{1} << index; }
 
 uint64_t Histogram::bucket_hi(int index) {
     return index >= kBuckets - 1 ? UINT64_MAX : uint64_t{1} << (index + 1);

@@ -30,8 +30,8 @@ public:
     static constexpr int kBuckets = 64;
 
     struct Bucket {
-        uint64_t lo;    // inclusive
-        uint64_t hi;    // exclusive (UINT64_MAX for the last bucket)
+        uint64_t lo;  // inclusive
+        uint64_t hi;  // exclusive (UINT64_MAX for the last bucket)
         uint64_t count;
     };
 
@@ -42,7 +42,7 @@ public:
         count_ += count;
         uint64_t total;
         sum_ = __builtin_add_overflow(sum_, count == 1 ? value : scaled(value, count), &total) ? UINT64_MAX
-                                                                                                : total;
+                                                                                               : total;
         min_ = value < min_ ? value : min_;
         max_ = value > max_ ? value : max_;
         const uint32_t f = fine_index(value);
@@ -66,7 +66,7 @@ public:
     std::vector<Bucket> buckets(bool fill_gaps = false) const;
     uint64_t bucket_count(int index) const;  // count in power-of-two bucket index
 
-    static int bucket_index(uint64_t value);      // 0..63
+    static int bucket_index(uint64_t value);  // 0..63
     static uint64_t bucket_lo(int index);
     static uint64_t bucket_hi(int index);
 
@@ -76,7 +76,9 @@ public:
     // resolution: fine index = bit_width(value) * 16 + sub-bucket.
     static uint32_t fine_index(uint64_t value) {
         const int bw = std::bit_width(value);
-        if (bw <= kSubBits) return static_cast<uint32_t>(bw) * kSub + static_cast<uint32_t>(bw ? value - (uint64_t{1} << (bw - 1)) : 0);
+        if (bw <= kSubBits)
+            return static_cast<uint32_t>(bw) * kSub +
+                   static_cast<uint32_t>(bw ? value - (uint64_t{1} << (bw - 1)) : 0);
         const uint64_t sub = (value >> (bw - 1 - kSubBits)) - kSub;
         return static_cast<uint32_t>(bw) * kSub + static_cast<uint32_t>(sub);
     }

@@ -20,7 +20,7 @@ public:
 
     const std::vector<Interval>& intervals() const { return v_; }
     bool empty() const { return v_.empty(); }
-    uint64_t measure() const;                        // total length
+    uint64_t measure() const;                                 // total length
     uint64_t measure_within(uint64_t lo, uint64_t hi) const;  // of the part inside [lo, hi)
     IntervalSet unite(const IntervalSet& o) const;
     IntervalSet intersect(const IntervalSet& o) const;

@@ -9,9 +9,9 @@ std::optional<double> PageCacheStats::hit_ratio() const {
 }
 
 bool PageCacheStats::empty() const {
-    return hit_bytes == 0 && miss_bytes == 0 && readahead_bytes == 0 &&
-           readahead_unused_bytes == 0 && fault_bytes == 0 && major_faults == 0 &&
-           evicted_bytes == 0 && blocked_ns == 0 && direct_bytes == 0;
+    return hit_bytes == 0 && miss_bytes == 0 && readahead_bytes == 0 && readahead_unused_bytes == 0 &&
+           fault_bytes == 0 && major_faults == 0 && evicted_bytes == 0 && blocked_ns == 0 &&
+           direct_bytes == 0;
 }
 
 void PageCacheStats::merge(const PageCacheStats& o) {
@@ -60,16 +60,16 @@ CacheRead split_read(const iolens_syscall_rec& r, uint64_t& prefetched) {
 
 void PageCacheStats::add_pagecache(const iolens_pagecache_rec& r) {
     switch (r.kind) {
-    case IOLENS_PC_FAULT_IN:
-        fault_bytes += r.bytes;
-        if (r.flags & IOLENS_PCF_MAJOR_FAULT) major_faults++;
-        break;
-    case IOLENS_PC_EVICT:
-        evicted_bytes += r.bytes;
-        if (r.flags & IOLENS_PCF_UNREFERENCED) readahead_unused_bytes += r.bytes;
-        break;
-    default:  // a kind from a newer kernel side: the builder counts it skipped
-        break;
+        case IOLENS_PC_FAULT_IN:
+            fault_bytes += r.bytes;
+            if (r.flags & IOLENS_PCF_MAJOR_FAULT) major_faults++;
+            break;
+        case IOLENS_PC_EVICT:
+            evicted_bytes += r.bytes;
+            if (r.flags & IOLENS_PCF_UNREFERENCED) readahead_unused_bytes += r.bytes;
+            break;
+        default:  // a kind from a newer kernel side: the builder counts it skipped
+            break;
     }
 }
 

@@ -28,8 +28,8 @@ struct PageCacheStats {
     uint64_t fault_bytes = 0;             // brought in by page faults on file mappings
     uint64_t major_faults = 0;
     uint64_t evicted_bytes = 0;
-    uint64_t blocked_ns = 0;              // uninterruptible sleep inside the counted reads
-    uint64_t direct_bytes = 0;            // bytes O_DIRECT reads returned (from the device, past the cache)
+    uint64_t blocked_ns = 0;    // uninterruptible sleep inside the counted reads
+    uint64_t direct_bytes = 0;  // bytes O_DIRECT reads returned (from the device, past the cache)
 
     // The share of the data the job read that the page cache already held:
     // hit / (hit + miss + fault-ins + O_DIRECT reads). Fault-ins (mmap) and

@@ -6,15 +6,15 @@ namespace iolens::model {
 
 const std::vector<std::string>& rank_variables() {
     static const std::vector<std::string> v = {
-        "RANK",        "OMPI_COMM_WORLD_RANK", "PMI_RANK",           "PMIX_RANK",
-        "PALS_RANKID", "ALPS_APP_PE",          "MV2_COMM_WORLD_RANK", "SLURM_PROCID",
+        "RANK",        "OMPI_COMM_WORLD_RANK", "PMI_RANK",     "PMIX_RANK", "PALS_RANKID",
+        "ALPS_APP_PE", "MV2_COMM_WORLD_RANK",  "SLURM_PROCID",
     };
     return v;
 }
 
 const std::vector<std::string>& local_rank_variables() {
-    static const std::vector<std::string> v = {
-        "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+    static const std::vector<std::string> v = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                               "SLURM_LOCALID"};
     return v;
 }
 
@@ -63,8 +63,7 @@ std::optional<int64_t> first_int(const std::map<std::string, std::string>& vars,
 
 }  // namespace
 
-RankEnv parse_rank_env(const std::map<std::string, std::string>& vars,
-                       const std::string& override_var) {
+RankEnv parse_rank_env(const std::map<std::string, std::string>& vars, const std::string& override_var) {
     RankEnv out;
     if (override_var.empty())
         out.rank = first_int(vars, rank_variables(), &out.source);

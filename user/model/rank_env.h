@@ -36,8 +36,7 @@ struct RankEnv {
 // empty, is the only variable consulted for the rank. Values that are not
 // plain decimal integers (optionally negative, surrounding blanks allowed) are
 // ignored, as if the variable were absent.
-RankEnv parse_rank_env(const std::map<std::string, std::string>& vars,
-                       const std::string& override_var = "");
+RankEnv parse_rank_env(const std::map<std::string, std::string>& vars, const std::string& override_var = "");
 
 // "12" -> 12; "", "3a", "1.5", overflow -> empty.
 std::optional<int64_t> parse_env_int(const std::string& text);

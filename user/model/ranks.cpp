@@ -72,8 +72,8 @@ RankMap assign_ranks(const std::vector<ProcessInfo>& processes, const EnvByPid& 
         std::set<uint32_t> roots;
         for (uint32_t pid : g.pids) {
             auto pit = parent.find(pid);
-            const bool parent_in_rank = pit != parent.end() && rank_value.count(pit->second) &&
-                                        rank_value[pit->second] == rank;
+            const bool parent_in_rank =
+                pit != parent.end() && rank_value.count(pit->second) && rank_value[pit->second] == rank;
             if (parent_in_rank) continue;
             uint32_t root = pid;
             for (int depth = 0; depth < kMaxAncestry; ++depth) {

@@ -36,8 +36,8 @@ struct RankGroup {
 };
 
 struct RankMap {
-    std::vector<RankGroup> ranks;                    // by rank
-    std::unordered_map<uint32_t, size_t> rank_of;    // pid -> index in ranks
+    std::vector<RankGroup> ranks;                  // by rank
+    std::unordered_map<uint32_t, size_t> rank_of;  // pid -> index in ranks
     const RankGroup* find(uint32_t pid) const {
         auto it = rank_of.find(pid);
         return it == rank_of.end() ? nullptr : &ranks[it->second];
@@ -49,7 +49,6 @@ using EnvByPid = std::map<uint32_t, std::map<std::string, std::string>>;
 // processes: every process known (any order). calls_of: calls per pid (for
 // the root hand-over).
 RankMap assign_ranks(const std::vector<ProcessInfo>& processes, const EnvByPid& env,
-                     const std::string& override_var,
-                     const std::unordered_map<uint32_t, uint64_t>& calls_of);
+                     const std::string& override_var, const std::unordered_map<uint32_t, uint64_t>& calls_of);
 
 }  // namespace iolens::model

@@ -55,13 +55,11 @@ std::vector<std::string> split_args(const char* bytes, size_t len) {
     return out;
 }
 
-std::string comm_string(const char* bytes, size_t cap) {
-    return std::string(bytes, strnlen(bytes, cap));
-}
+std::string comm_string(const char* bytes, size_t cap) { return std::string(bytes, strnlen(bytes, cap)); }
 
 std::string unnamed_file(uint32_t dev, uint64_t ino) {
-    return "<dev " + std::to_string(recording::dev_major(dev)) + ":" + std::to_string(recording::dev_minor(dev)) +
-           " ino " + std::to_string(ino) + ">";
+    return "<dev " + std::to_string(recording::dev_major(dev)) + ":" +
+           std::to_string(recording::dev_minor(dev)) + " ino " + std::to_string(ino) + ">";
 }
 
 }  // namespace iolens::model

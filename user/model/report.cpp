@@ -12,10 +12,7 @@ constexpr const char* kOpNames[kOpCount] = {
 };
 }  // namespace
 
-const char* op_name(int op) {
-    return op >= 0 && op < kOpCount ? kOpNames[op] : "unknown";
-}
-
+const char* op_name(int op) { return op >= 0 && op < kOpCount ? kOpNames[op] : "unknown"; }
 
 void OpStats::merge(const OpStats& o) {
     calls += o.calls;
@@ -71,9 +68,7 @@ void PathTable::complete(const OpTable& ops) {
     }
 }
 
-uint64_t rw_bytes(const OpTable& ops) {
-    return ops[IOLENS_OP_READ].bytes + ops[IOLENS_OP_WRITE].bytes;
-}
+uint64_t rw_bytes(const OpTable& ops) { return ops[IOLENS_OP_READ].bytes + ops[IOLENS_OP_WRITE].bytes; }
 
 const char* epoch_source_name(EpochSource s) { return s == EpochSource::Marker ? "marker" : "inferred"; }
 
@@ -93,7 +88,6 @@ uint64_t total_time_ns(const OpTable& ops) {
     for (const auto& s : ops) t += s.time_ns;
     return t;
 }
-
 
 namespace {
 
@@ -121,18 +115,18 @@ std::vector<const ProcessStats*> rank_processes(const Report& report, size_t n,
 }  // namespace
 
 std::vector<const ProcessStats*> top_processes(const Report& report, size_t n) {
-    return rank_processes(report, n, [](const ProcessStats& p) { return rw_bytes(p.ops); }, false);
+    return rank_processes(
+        report, n, [](const ProcessStats& p) { return rw_bytes(p.ops); }, false);
 }
 
 std::vector<const ProcessStats*> top_processes_by_cache_in(const Report& report, size_t n) {
-    return rank_processes(report, n, [](const ProcessStats& p) { return p.page_cache.brought_in(); },
-                          true);
+    return rank_processes(
+        report, n, [](const ProcessStats& p) { return p.page_cache.brought_in(); }, true);
 }
 
 std::vector<const ProcessStats*> top_processes_by_block(const Report& report, size_t n) {
     return rank_processes(
-        report, n, [](const ProcessStats& p) { return p.block.read_bytes + p.block.write_bytes; },
-        true);
+        report, n, [](const ProcessStats& p) { return p.block.read_bytes + p.block.write_bytes; }, true);
 }
 
 std::vector<const FileStats*> top_files_by_cache_in(const Report& report, size_t n) {

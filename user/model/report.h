@@ -111,7 +111,7 @@ struct RankStats {
     int64_t rank = 0;
     std::optional<int64_t> local_rank;
     std::optional<int64_t> world_size;
-    std::string rank_source;        // the variable it came from ("RANK", ...), or "default"
+    std::string rank_source;  // the variable it came from ("RANK", ...), or "default"
     std::vector<uint32_t> pids;
     OpTable ops;
     PageCacheStats page_cache;
@@ -151,15 +151,15 @@ enum class EpochSource { Marker, Inferred };
 const char* epoch_source_name(EpochSource s);
 
 struct EpochStats {
-    uint32_t index = 0;          // from 1
+    uint32_t index = 0;  // from 1
     EpochSource source = EpochSource::Marker;
-    uint64_t start_ns = 0;       // monotonic
+    uint64_t start_ns = 0;  // monotonic
     uint64_t end_ns = 0;
     std::optional<int64_t> marker_number;  // N of the "epoch/N" marker (source "marker")
-    uint64_t steps = 0;          // distinct "step/N" markers within the epoch
-    OpTable ops;                 // every tracked process
-    PageCacheStats page_cache;   // every tracked process
-    ProcessBlock block;          // requests tracked processes submitted
+    uint64_t steps = 0;                    // distinct "step/N" markers within the epoch
+    OpTable ops;                           // every tracked process
+    PageCacheStats page_cache;             // every tracked process
+    ProcessBlock block;                    // requests tracked processes submitted
     // By rank; empty when epochs x ranks passes kMaxEpochRankCells (the
     // report says so in Report::limits): the sums below stay exact.
     std::vector<EpochRankStats> ranks;
@@ -187,32 +187,32 @@ struct Spread {
     std::optional<double> max_over_mean;  // empty when mean is 0
 };
 struct RankImbalance {
-    Spread read_bytes;        // RankStats::ops[read].bytes
-    Spread io_time_ns;        // RankStats::io_time_ns
-    int64_t straggler_rank = 0;         // the rank with the most io_time_ns (lowest on ties)
+    Spread read_bytes;           // RankStats::ops[read].bytes
+    Spread io_time_ns;           // RankStats::io_time_ns
+    int64_t straggler_rank = 0;  // the rank with the most io_time_ns (lowest on ties)
     uint64_t straggler_io_time_ns = 0;
 };
 
 // What a recording may ask of the report, at most: a crafted or runaway
 // recording must not take the machine down (docs/report-schema.md, "limits").
-inline constexpr size_t kMaxEpochs = 4096;            // epochs reported (the first ones)
-inline constexpr size_t kMaxEpochRankCells = 65536;   // epochs x ranks with per-rank epoch tables
+inline constexpr size_t kMaxEpochs = 4096;           // epochs reported (the first ones)
+inline constexpr size_t kMaxEpochRankCells = 65536;  // epochs x ranks with per-rank epoch tables
 
 struct Report {
     CaptureInfo capture;
     OpTable totals;
-    PathTable paths;  // of totals
-    std::vector<ProcessStats> processes;  // by pid, then start (a reused pid appears twice)
-    std::vector<FileStats> files;         // by bytes read+written, descending; capped
-    uint64_t files_total = 0;             // files seen, including those left out
-    uint64_t files_omitted = 0;           // files_total - files.size()
-    PageCacheStats page_cache;            // every tracked process together
-    std::vector<BlockDevice> block_devices;  // by total bytes, descending
-    ProcessBlock block_unattributed;      // requests no tracked process submitted (pid 0)
-    std::vector<RankStats> ranks;         // by rank
-    std::vector<EpochStats> epochs;       // by index
+    PathTable paths;                              // of totals
+    std::vector<ProcessStats> processes;          // by pid, then start (a reused pid appears twice)
+    std::vector<FileStats> files;                 // by bytes read+written, descending; capped
+    uint64_t files_total = 0;                     // files seen, including those left out
+    uint64_t files_omitted = 0;                   // files_total - files.size()
+    PageCacheStats page_cache;                    // every tracked process together
+    std::vector<BlockDevice> block_devices;       // by total bytes, descending
+    ProcessBlock block_unattributed;              // requests no tracked process submitted (pid 0)
+    std::vector<RankStats> ranks;                 // by rank
+    std::vector<EpochStats> epochs;               // by index
     std::optional<RankImbalance> rank_imbalance;  // with 2 ranks or more
-    std::vector<Finding> findings;        // most severe first
+    std::vector<Finding> findings;                // most severe first
     // Limits the report hit, one sentence each (kMaxEpochs, ...): what was
     // left out and why. Empty for any ordinary recording.
     std::vector<std::string> limits;

@@ -38,9 +38,7 @@ struct KeyHash {
 };
 
 Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
-Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) {
-    return {uint64_t{pid} << 32 | dev, ino};
-}
+Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) { return {uint64_t{pid} << 32 | dev, ino}; }
 
 // A file's figures while the capture is read. As FileStats, but only the
 // syscall classes the file saw have an OpStats (176 bytes each, two
@@ -51,7 +49,7 @@ struct FileAccum {
     uint32_t dev = 0;
     uint64_t ino = 0;
     uint64_t size = 0;
-    AccessCounts access;  // judged so far (sequential vs random)
+    AccessCounts access;             // judged so far (sequential vs random)
     uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     PageCacheStats page_cache;
@@ -125,7 +123,7 @@ struct ReportBuilder::State {
     ProcessBlock block_unattributed;
     uint64_t records = 0;
     uint64_t skipped = 0;
-    DlLog log;    // compact events for ranks, epochs and stalls (dl_log.h)
+    DlLog log;  // compact events for ranks, epochs and stalls (dl_log.h)
     EnvByPid env;
     // One-entry caches: a process issues its calls in runs, mostly on one
     // file, so most events skip the hash lookups. unordered_map nodes never
@@ -228,8 +226,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     // Sequential: the access starts where this process's previous access to
     // the file ended (or at 0 for its first). Per process, because DataLoader
     // workers reading disjoint shards of one file would otherwise look random.
-    if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET ||
-        r.ret <= 0)
+    if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET || r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
     access.add(stream(position_key(r.pid, r.dev, r.ino)).access, f->access, r.tid, r.start_ns, r.offset,
@@ -353,84 +350,86 @@ std::string too_short(const char* name, uint16_t size, size_t need) {
 
 bool ReportBuilder::State::apply(const iolens_rec_hdr& hdr, const std::byte* rec, std::string& problem) {
     switch (hdr.type) {
-    case IOLENS_REC_SYSCALL: {
-        // Two sizes exist: with the page-cache fields, and without them
-        // (zeroed here). A short record either had them all zero
-        // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
-        if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
-            return problem = too_short("syscall", hdr.size, IOLENS_SYSCALL_REC_V1_SIZE), false;
-        // Each memcpy has a constant size, so it compiles to a few vector
-        // moves (a variable one became `rep movs`, slow for 100 bytes).
-        if (hdr.size >= sizeof(iolens_syscall_rec)) {
-            on_syscall(load<iolens_syscall_rec>(rec), true);
-        } else {
-            iolens_syscall_rec r{};
-            std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
-            on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
+        case IOLENS_REC_SYSCALL: {
+            // Two sizes exist: with the page-cache fields, and without them
+            // (zeroed here). A short record either had them all zero
+            // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
+            if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
+                return problem = too_short("syscall", hdr.size, IOLENS_SYSCALL_REC_V1_SIZE), false;
+            // Each memcpy has a constant size, so it compiles to a few vector
+            // moves (a variable one became `rep movs`, slow for 100 bytes).
+            if (hdr.size >= sizeof(iolens_syscall_rec)) {
+                on_syscall(load<iolens_syscall_rec>(rec), true);
+            } else {
+                iolens_syscall_rec r{};
+                std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
+                on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
+            }
+            return true;
         }
-        return true;
-    }
-    case IOLENS_REC_PAGECACHE:
-        if (hdr.size < sizeof(iolens_pagecache_rec))
-            return problem = too_short("page-cache", hdr.size, sizeof(iolens_pagecache_rec)), false;
-        on_pagecache(load<iolens_pagecache_rec>(rec));
-        return true;
-    case IOLENS_REC_BLOCK:
-        if (hdr.size < sizeof(iolens_block_rec))
-            return problem = too_short("block", hdr.size, sizeof(iolens_block_rec)), false;
-        on_block(load<iolens_block_rec>(rec));
-        return true;
-    case IOLENS_REC_FILE: {
-        constexpr size_t fixed = offsetof(iolens_file_rec, path);
-        if (hdr.size < fixed) return problem = too_short("file", hdr.size, fixed), false;
-        const auto r = load<iolens_file_rec>(rec, fixed);
-        if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
-            return problem = fmt::format("file record of size {} claims a {}-byte path", hdr.size, r.path_len), false;
-        on_file(r, reinterpret_cast<const char*>(rec + fixed));
-        return true;
-    }
-    case IOLENS_REC_FORK:
-    case IOLENS_REC_EXIT:
-        if (hdr.size < sizeof(iolens_proc_rec))
-            return problem = too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit", hdr.size,
-                                       sizeof(iolens_proc_rec)),
-                   false;
-        if (hdr.type == IOLENS_REC_FORK)
-            on_fork(load<iolens_proc_rec>(rec));
-        else
-            on_exit(load<iolens_proc_rec>(rec));
-        return true;
-    case IOLENS_REC_EXEC: {
-        constexpr size_t fixed = offsetof(iolens_exec_rec, args);
-        if (hdr.size < fixed) return problem = too_short("exec", hdr.size, fixed), false;
-        const auto r = load<iolens_exec_rec>(rec, fixed);
-        if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
-            return problem = fmt::format("exec record of size {} claims {} bytes of arguments", hdr.size,
-                                         r.args_len),
-                   false;
-        on_exec(r, reinterpret_cast<const char*>(rec + fixed));
-        return true;
-    }
-    case IOLENS_REC_MARKER: {
-        constexpr size_t fixed = offsetof(iolens_marker_rec, text);
-        if (hdr.size < fixed) return problem = too_short("marker", hdr.size, fixed), false;
-        auto r = load<iolens_marker_rec>(rec, fixed);
-        if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
-            return problem = fmt::format("marker record of size {} claims {} bytes of text", hdr.size,
-                                         r.text_len),
-                   false;
-        std::memcpy(r.text, rec + fixed, r.text_len);
-        on_marker(r);
-        return true;
-    }
-    case IOLENS_REC_OFFCPU:
-        if (hdr.size < sizeof(iolens_offcpu_rec))
-            return problem = too_short("off-CPU", hdr.size, sizeof(iolens_offcpu_rec)), false;
-        on_offcpu(load<iolens_offcpu_rec>(rec));
-        return true;
-    default:  // a record type this reader does not know: skip it whole
-        skipped++;
-        return true;
+        case IOLENS_REC_PAGECACHE:
+            if (hdr.size < sizeof(iolens_pagecache_rec))
+                return problem = too_short("page-cache", hdr.size, sizeof(iolens_pagecache_rec)), false;
+            on_pagecache(load<iolens_pagecache_rec>(rec));
+            return true;
+        case IOLENS_REC_BLOCK:
+            if (hdr.size < sizeof(iolens_block_rec))
+                return problem = too_short("block", hdr.size, sizeof(iolens_block_rec)), false;
+            on_block(load<iolens_block_rec>(rec));
+            return true;
+        case IOLENS_REC_FILE: {
+            constexpr size_t fixed = offsetof(iolens_file_rec, path);
+            if (hdr.size < fixed) return problem = too_short("file", hdr.size, fixed), false;
+            const auto r = load<iolens_file_rec>(rec, fixed);
+            if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
+                return problem =
+                           fmt::format("file record of size {} claims a {}-byte path", hdr.size, r.path_len),
+                       false;
+            on_file(r, reinterpret_cast<const char*>(rec + fixed));
+            return true;
+        }
+        case IOLENS_REC_FORK:
+        case IOLENS_REC_EXIT:
+            if (hdr.size < sizeof(iolens_proc_rec))
+                return problem = too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit", hdr.size,
+                                           sizeof(iolens_proc_rec)),
+                       false;
+            if (hdr.type == IOLENS_REC_FORK)
+                on_fork(load<iolens_proc_rec>(rec));
+            else
+                on_exit(load<iolens_proc_rec>(rec));
+            return true;
+        case IOLENS_REC_EXEC: {
+            constexpr size_t fixed = offsetof(iolens_exec_rec, args);
+            if (hdr.size < fixed) return problem = too_short("exec", hdr.size, fixed), false;
+            const auto r = load<iolens_exec_rec>(rec, fixed);
+            if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
+                return problem = fmt::format("exec record of size {} claims {} bytes of arguments", hdr.size,
+                                             r.args_len),
+                       false;
+            on_exec(r, reinterpret_cast<const char*>(rec + fixed));
+            return true;
+        }
+        case IOLENS_REC_MARKER: {
+            constexpr size_t fixed = offsetof(iolens_marker_rec, text);
+            if (hdr.size < fixed) return problem = too_short("marker", hdr.size, fixed), false;
+            auto r = load<iolens_marker_rec>(rec, fixed);
+            if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
+                return problem = fmt::format("marker record of size {} claims {} bytes of text", hdr.size,
+                                             r.text_len),
+                       false;
+            std::memcpy(r.text, rec + fixed, r.text_len);
+            on_marker(r);
+            return true;
+        }
+        case IOLENS_REC_OFFCPU:
+            if (hdr.size < sizeof(iolens_offcpu_rec))
+                return problem = too_short("off-CPU", hdr.size, sizeof(iolens_offcpu_rec)), false;
+            on_offcpu(load<iolens_offcpu_rec>(rec));
+            return true;
+        default:  // a record type this reader does not know: skip it whole
+            skipped++;
+            return true;
     }
 }
 
@@ -440,11 +439,11 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
     const size_t total = records.size();
     size_t off = 0;
     const auto malformed = [&](const std::string& what) {
-        return make_error(fmt::format(
-            "malformed record stream at byte offset {} of {}: {}; the {} records before it were "
-            "kept (the recording is truncated or corrupt, or was written by an incompatible "
-            "iolens)",
-            off, total, what, s.records));
+        return make_error(
+            fmt::format("malformed record stream at byte offset {} of {}: {}; the {} records before it were "
+                        "kept (the recording is truncated or corrupt, or was written by an incompatible "
+                        "iolens)",
+                        off, total, what, s.records));
     };
     std::string problem;
     while (off < total) {
@@ -453,13 +452,15 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
             return malformed(fmt::format("{} trailing bytes, too few for a record header", left));
         const auto hdr = load<iolens_rec_hdr>(base + off);
         if (hdr.size < sizeof(iolens_rec_hdr))
-            return malformed(fmt::format("record of type {} claims size {}, smaller than its "
-                                         "{}-byte header",
-                                         hdr.type, hdr.size, sizeof(iolens_rec_hdr)));
+            return malformed(
+                fmt::format("record of type {} claims size {}, smaller than its "
+                            "{}-byte header",
+                            hdr.type, hdr.size, sizeof(iolens_rec_hdr)));
         if (hdr.size > left)
-            return malformed(fmt::format("record of type {} claims size {} but only {} bytes "
-                                         "remain",
-                                         hdr.type, hdr.size, left));
+            return malformed(
+                fmt::format("record of type {} claims size {} but only {} bytes "
+                            "remain",
+                            hdr.type, hdr.size, left));
         if (!s.apply(hdr, base + off, problem)) return malformed(problem);
         s.records++;
         off += hdr.size;
@@ -513,8 +514,8 @@ Report ReportBuilder::finish() const {
         return a->ino < b->ino;
     };
     const size_t keep = std::min(ranked.size(), s.options.max_files);
-    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
-                      ranked.end(), order);
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
+                      order);
     r.files_total = ranked.size();
     r.files_omitted = ranked.size() - keep;
     r.files.reserve(keep);
@@ -525,8 +526,7 @@ Report ReportBuilder::finish() const {
     for (size_t i = 0; i < keep; ++i) {
         const auto it = pending.find(&ranked[i]->access);
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
-        if (r.files.back().path.empty())
-            r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
+        if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};

@@ -83,7 +83,8 @@ RankStalls StallSweep::finish() && {
         out.critical_in[k] = main_m_.in[k] + io_off_m_.in[k] - main_off_m_.in[k];
     out.threads.reserve(threads_.size());
     for (const auto& [key, r] : threads_)
-        out.threads.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), r.total + (r.e - r.s)});
+        out.threads.push_back(
+            {static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), r.total + (r.e - r.s)});
     std::sort(out.threads.begin(), out.threads.end(), [](const ThreadIo& a, const ThreadIo& b) {
         return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
     });

@@ -69,7 +69,7 @@ private:
     size_t capacity_;
     Sink sink_;
     std::vector<Lane> lanes_;
-    std::vector<Item> spare_;  // the ring of a lane that emptied, for the next one
+    std::vector<Item> spare_;                         // the ring of a lane that emptied, for the next one
     std::unordered_map<uint64_t, uint32_t> lane_of_;  // (pid << 32 | tid) -> index in lanes_
     uint64_t last_key_ = 0;
     uint32_t last_lane_ = UINT32_MAX;
@@ -81,7 +81,7 @@ private:
         bool before(const Entry& o) const { return start != o.start ? start < o.start : seq < o.seq; }
     };
     std::vector<Entry> heap_;
-    size_t size_ = 0;             // calls buffered
+    size_t size_ = 0;  // calls buffered
     uint64_t seq_ = 0;
     uint64_t last_start_ = 0;
     bool emitted_ = false;

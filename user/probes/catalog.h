@@ -49,12 +49,12 @@ struct TracepointSpec {
 };
 
 struct FamilySpec {
-    std::string name;                          // "process", "syscalls", ...
-    std::string provides;                      // one line for `check`
+    std::string name;                         // "process", "syscalls", ...
+    std::string provides;                     // one line for `check`
     std::vector<TracepointSpec> tracepoints;  // in the order their programs attach
-    bool essential = false;                    // record fails without it
-    bool has_raw_tp = true;                    // a raw_tp fallback exists (else tp_btf only)
-    bool needs_folio = false;                  // reads struct folio (page-cache tracepoints, 5.16+)
+    bool essential = false;                   // record fails without it
+    bool has_raw_tp = true;                   // a raw_tp fallback exists (else tp_btf only)
+    bool needs_folio = false;                 // reads struct folio (page-cache tracepoints, 5.16+)
 };
 
 const std::vector<FamilySpec>& family_specs();

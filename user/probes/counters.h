@@ -34,8 +34,7 @@ inline constexpr auto kLossCounterNames = [] {
     std::array<const char*, detail::kLossCount> names{};
     size_t n = 0;
     for (const auto& c : kCounters)
-        if (c.loss)
-            names[n++] = c.name;
+        if (c.loss) names[n++] = c.name;
     return names;
 }();
 

@@ -18,19 +18,16 @@ namespace {
 
 constexpr long kTracefsMagic = 0x74726163;  // TRACEFS_MAGIC
 
-bool is_tracefs(const char* path)
-{
+bool is_tracefs(const char* path) {
     struct statfs st {};
     return statfs(path, &st) == 0 && st.f_type == kTracefsMagic;
 }
 
 // Effective capabilities of this process (capget; no libcap dependency).
-void read_caps(Features& f)
-{
+void read_caps(Features& f) {
     __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
     __user_cap_data_struct data[2]{};
-    if (syscall(SYS_capget, &hdr, data) != 0)
-        return;
+    if (syscall(SYS_capget, &hdr, data) != 0) return;
     auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
     f.cap_sys_admin = has(CAP_SYS_ADMIN);
     f.cap_sys_resource = has(CAP_SYS_RESOURCE);
@@ -46,45 +43,35 @@ void read_caps(Features& f)
 // btf_trace_<tp> is a typedef of a pointer to the probe's prototype,
 // void (*)(void *data, <the tracepoint's arguments>): the arity is its
 // parameter count less one. -1 if the typedef is not shaped like that.
-int prototype_arity(const struct btf* btf, const struct btf_type* typedef_type)
-{
+int prototype_arity(const struct btf* btf, const struct btf_type* typedef_type) {
     const struct btf_type* ptr = btf__type_by_id(btf, typedef_type->type);
-    if (!ptr || !btf_is_ptr(ptr))
-        return -1;
+    if (!ptr || !btf_is_ptr(ptr)) return -1;
     const struct btf_type* proto = btf__type_by_id(btf, ptr->type);
-    if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) < 1)
-        return -1;
+    if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) < 1) return -1;
     return btf_vlen(proto) - 1;
 }
 
 }  // namespace
 
-std::optional<int> Features::tracepoint_arity(const std::string& name) const
-{
+std::optional<int> Features::tracepoint_arity(const std::string& name) const {
     auto it = std::lower_bound(btf_tracepoints.begin(), btf_tracepoints.end(), name);
-    if (it == btf_tracepoints.end() || *it != name)
-        return std::nullopt;
+    if (it == btf_tracepoints.end() || *it != name) return std::nullopt;
     const size_t i = static_cast<size_t>(it - btf_tracepoints.begin());
-    if (i >= btf_tracepoint_arity.size() || btf_tracepoint_arity[i] < 0)
-        return std::nullopt;
+    if (i >= btf_tracepoint_arity.size() || btf_tracepoint_arity[i] < 0) return std::nullopt;
     return btf_tracepoint_arity[i];
 }
 
-bool Features::has_btf_tracepoint(const std::string& name) const
-{
+bool Features::has_btf_tracepoint(const std::string& name) const {
     return std::binary_search(btf_tracepoints.begin(), btf_tracepoints.end(), name);
 }
 
-Features Features::probe()
-{
+Features Features::probe() {
     Features f;
     struct utsname u {};
-    if (uname(&u) == 0)
-        f.kernel_release = u.release;
+    if (uname(&u) == 0) f.kernel_release = u.release;
     f.tracefs = is_tracefs("/sys/kernel/tracing") || is_tracefs("/sys/kernel/debug/tracing");
     read_caps(f);
-    if (std::ifstream pm("/proc/sys/kernel/pid_max"); pm)
-        pm >> f.pid_max;
+    if (std::ifstream pm("/proc/sys/kernel/pid_max"); pm) pm >> f.pid_max;
 
     if (struct btf* btf = btf__load_vmlinux_btf()) {
         f.btf = true;
@@ -95,18 +82,15 @@ Features Features::probe()
             const struct btf_type* t = btf__type_by_id(btf, id);
             if (btf_is_struct(t)) {
                 const char* name = btf__name_by_offset(btf, t->name_off);
-                if (name && std::strcmp(name, "folio") == 0)
-                    f.folio = true;
+                if (name && std::strcmp(name, "folio") == 0) f.folio = true;
                 continue;
             }
             if (btf_is_func(t)) {
                 const char* name = btf__name_by_offset(btf, t->name_off);
-                if (name && std::strcmp(name, "bpf_rdonly_cast") == 0)
-                    f.kfunc_rdonly_cast = true;
+                if (name && std::strcmp(name, "bpf_rdonly_cast") == 0) f.kfunc_rdonly_cast = true;
                 continue;
             }
-            if (!btf_is_typedef(t))
-                continue;
+            if (!btf_is_typedef(t)) continue;
             const char* name = btf__name_by_offset(btf, t->name_off);
             if (name && std::strncmp(name, prefix.c_str(), prefix.size()) == 0)
                 found.emplace_back(name + prefix.size(), prototype_arity(btf, t));

@@ -9,15 +9,15 @@ namespace iolens::probes {
 
 struct Features {
     std::string kernel_release;
-    bool btf = false;              // /sys/kernel/btf/vmlinux present and parsable
-    bool tracefs = false;          // tracefs mounted (classic tracepoints need it)
-    bool cap_bpf = false;          // CAP_BPF (or CAP_SYS_ADMIN)
-    bool cap_perfmon = false;      // CAP_PERFMON (or CAP_SYS_ADMIN)
+    bool btf = false;          // /sys/kernel/btf/vmlinux present and parsable
+    bool tracefs = false;      // tracefs mounted (classic tracepoints need it)
+    bool cap_bpf = false;      // CAP_BPF (or CAP_SYS_ADMIN)
+    bool cap_perfmon = false;  // CAP_PERFMON (or CAP_SYS_ADMIN)
     bool cap_sys_admin = false;
     bool cap_sys_resource = false;
-    bool task_storage = false;     // BPF_MAP_TYPE_TASK_STORAGE
-    bool ringbuf = false;          // BPF_MAP_TYPE_RINGBUF
-    bool folio = false;            // struct folio in the BTF (5.16+): the page-cache tracepoints pass folios
+    bool task_storage = false;  // BPF_MAP_TYPE_TASK_STORAGE
+    bool ringbuf = false;       // BPF_MAP_TYPE_RINGBUF
+    bool folio = false;         // struct folio in the BTF (5.16+): the page-cache tracepoints pass folios
     bool kfunc_rdonly_cast = false;  // the bpf_rdonly_cast kfunc (6.2+), in the kernel's BTF
     unsigned pid_max = 4194304;
 

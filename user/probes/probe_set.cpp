@@ -23,21 +23,18 @@ namespace iolens::probes {
 
 namespace {
 
-int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args)
-{
+int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
     // Sized to the message: a verifier log runs to many kilobytes, and its
     // last lines (the rejection) are the ones that matter.
     va_list copy;
     va_copy(copy, args);
     int len = vsnprintf(nullptr, 0, fmt, copy);
     va_end(copy);
-    if (len < 0)
-        return 0;
+    if (len < 0) return 0;
     std::string buf(static_cast<size_t>(len) + 1, '\0');
     vsnprintf(buf.data(), buf.size(), fmt, args);
     buf.resize(static_cast<size_t>(len));
-    while (!buf.empty() && buf.back() == '\n')
-        buf.pop_back();
+    while (!buf.empty() && buf.back() == '\n') buf.pop_back();
     if (level == LIBBPF_WARN)
         spdlog::debug("libbpf: {}", buf);  // load failures are explained by us, at warn or error
     else
@@ -54,11 +51,9 @@ struct SkeletonHandle {
 // Opens one family's skeleton and sets its tunables (all families share the
 // rodata declared in bpf/common.bpf.h).
 template <typename Skel, Skel* (*Open)(), void (*Destroy)(Skel*)>
-SkeletonHandle open_skeleton(uint32_t wakeup_shift)
-{
+SkeletonHandle open_skeleton(uint32_t wakeup_shift) {
     Skel* s = Open();
-    if (!s)
-        return {};
+    if (!s) return {};
     s->rodata->iolens_wakeup_shift = wakeup_shift;
     return SkeletonHandle{{s, [](void* p) { Destroy(static_cast<Skel*>(p)); }}, s->obj};
 }
@@ -74,40 +69,32 @@ const std::pair<const char*, Opener> kOpeners[] = {
 };
 
 // The skeleton of a BPF object, by object name (catalog's object_name()).
-Opener opener_for(const std::string& object)
-{
+Opener opener_for(const std::string& object) {
     for (const auto& [name, open] : kOpeners)
-        if (object == name)
-            return open;
+        if (object == name) return open;
     return nullptr;
 }
 
 // Section "tp_btf/sys_enter" -> ("tp_btf", "sys_enter").
-std::pair<std::string, std::string> split_section(const char* sec)
-{
+std::pair<std::string, std::string> split_section(const char* sec) {
     std::string s = sec ? sec : "";
     auto slash = s.find('/');
-    if (slash == std::string::npos)
-        return {s, ""};
+    if (slash == std::string::npos) return {s, ""};
     return {s.substr(0, slash), s.substr(slash + 1)};
 }
 
 // Sets the const volatile __u32 `name` of the object's read-only data (between
 // open and load); false if the object has no such variable.
-bool set_rodata_u32(bpf_object* obj, const std::string& name, uint32_t value)
-{
+bool set_rodata_u32(bpf_object* obj, const std::string& name, uint32_t value) {
     const struct btf* btf = bpf_object__btf(obj);
     bpf_map* rodata = nullptr;
     bpf_map* map;
-    bpf_object__for_each_map(map, obj)
-    {
+    bpf_object__for_each_map(map, obj) {
         const std::string n = bpf_map__name(map);
-        if (n.size() >= 7 && n.compare(n.size() - 7, 7, ".rodata") == 0)
-            rodata = map;
+        if (n.size() >= 7 && n.compare(n.size() - 7, 7, ".rodata") == 0) rodata = map;
     }
     const int sec_id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
-    if (!rodata || sec_id < 0)
-        return false;
+    if (!rodata || sec_id < 0) return false;
     size_t size = 0;
     const auto* initial = static_cast<const char*>(bpf_map__initial_value(rodata, &size));
     const struct btf_type* sec = btf__type_by_id(btf, static_cast<uint32_t>(sec_id));
@@ -142,11 +129,9 @@ struct ProbeSet::Family {
     std::string hooks() const { return hooks_text(*spec, attempt); }
 };
 
-const char* counter_name(int counter)
-{
+const char* counter_name(int counter) {
     for (const auto& c : kCounters)
-        if (c.id == counter)
-            return c.name;
+        if (c.id == counter) return c.name;
     return "unknown";
 }
 
@@ -158,30 +143,27 @@ const char* const kErrorHint = "run `iolens check` to see what this kernel lacks
 // attempt's hook kind for its tracepoints (told their prototypes), and the
 // task iterators, which run on demand whatever the hook kind.
 Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, const Attempt& attempt,
-                                                       uint32_t wakeup_shift)
-{
+                                                       uint32_t wakeup_shift) {
     Opener open = opener_for(attempt.object);
-    if (!open)
-        return make_error("no BPF object " + attempt.object + " for probe family " + spec.name);
+    if (!open) return make_error("no BPF object " + attempt.object + " for probe family " + spec.name);
     auto fam = std::make_unique<ProbeSet::Family>();
     fam->spec = &spec;
     fam->attempt = attempt;
     fam->skeleton = open(wakeup_shift);
-    if (!fam->skeleton.obj)
-        return errno_error("cannot open the " + attempt.object + " BPF object");
+    if (!fam->skeleton.obj) return errno_error("cannot open the " + attempt.object + " BPF object");
     for (const auto& a : attempt.arities)
-        if (!set_rodata_u32(fam->skeleton.obj, "iolens_arity_" + a.tracepoint, static_cast<uint32_t>(a.arity)))
+        if (!set_rodata_u32(fam->skeleton.obj, "iolens_arity_" + a.tracepoint,
+                            static_cast<uint32_t>(a.arity)))
             return make_error("the " + attempt.object + " BPF object has no iolens_arity_" + a.tracepoint);
     const auto& tps = attempt.tracepoints;
     std::vector<std::string> found;
     bpf_program* prog;
-    bpf_object__for_each_program(prog, fam->skeleton.obj)
-    {
+    bpf_object__for_each_program(prog, fam->skeleton.obj) {
         auto [kind, tp] = split_section(bpf_program__section_name(prog));
-        const bool wanted = kind == hook_prefix(attempt.hook) && std::find(tps.begin(), tps.end(), tp) != tps.end();
+        const bool wanted =
+            kind == hook_prefix(attempt.hook) && std::find(tps.begin(), tps.end(), tp) != tps.end();
         bpf_program__set_autoload(prog, wanted || kind == "iter");
-        if (wanted)
-            found.push_back(tp);
+        if (wanted) found.push_back(tp);
     }
     for (const auto& tp : tps)
         if (std::find(found.begin(), found.end(), tp) == found.end())
@@ -193,11 +175,9 @@ Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, c
 // Sizes the maps this object creates and hands it those an earlier family
 // created (`shared`).
 void prepare_maps(bpf_object* obj, const std::map<std::string, int>& shared, uint32_t tracked_slots,
-                  uint64_t ringbuf_bytes)
-{
+                  uint64_t ringbuf_bytes) {
     bpf_map* map;
-    bpf_object__for_each_map(map, obj)
-    {
+    bpf_object__for_each_map(map, obj) {
         const std::string name = bpf_map__name(map);
         if (auto it = shared.find(name); it != shared.end())
             bpf_map__reuse_fd(map, it->second);
@@ -209,14 +189,11 @@ void prepare_maps(bpf_object* obj, const std::map<std::string, int>& shared, uin
 }
 
 // Adds the named maps of a loaded object (not .rodata/.bss) to `shared`.
-void publish_maps(bpf_object* obj, std::map<std::string, int>& shared)
-{
+void publish_maps(bpf_object* obj, std::map<std::string, int>& shared) {
     bpf_map* map;
-    bpf_object__for_each_map(map, obj)
-    {
+    bpf_object__for_each_map(map, obj) {
         const std::string name = bpf_map__name(map);
-        if (name.find('.') == std::string::npos)
-            shared.emplace(name, bpf_map__fd(map));
+        if (name.find('.') == std::string::npos) shared.emplace(name, bpf_map__fd(map));
     }
 }
 
@@ -225,14 +202,12 @@ void publish_maps(bpf_object* obj, std::map<std::string, int>& shared)
 // family creates are added to `shared`.
 Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilyPlan& plan, const Features& features,
                                                       const ProbeOptions& options,
-                                                      std::map<std::string, int>& shared)
-{
+                                                      std::map<std::string, int>& shared) {
     const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
     std::string errors;
     for (const auto& attempt : plan.attempts) {
         auto fam = open_attempt(*plan.spec, attempt, options.wakeup_shift);
-        if (!fam)
-            return fam.error();
+        if (!fam) return fam.error();
         prepare_maps(fam.value()->skeleton.obj, shared, tracked_slots, options.ringbuf_bytes);
         if (int err = bpf_object__load(fam.value()->skeleton.obj); err != 0) {
             const std::string what = attempt.object + " " + hook_prefix(attempt.hook);
@@ -242,69 +217,61 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilyPlan& plan, co
         }
         publish_maps(fam.value()->skeleton.obj, shared);
         spdlog::debug("{} probes loaded: {}", plan.family, fam.value()->hooks());
-        for (const auto& d : plan.degraded)
-            spdlog::debug("{} probes: {}", plan.family, d);
+        for (const auto& d : plan.degraded) spdlog::debug("{} probes: {}", plan.family, d);
         return fam;
     }
-    if (errors.empty())
-        errors = "no usable hook on this kernel";
+    if (errors.empty()) errors = "no usable hook on this kernel";
     return make_error("cannot load the " + plan.family + " BPF programs (" + errors + "): " + kErrorHint);
 }
 
 }  // namespace
 
-Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const ProbeOptions& options)
-{
+Result<std::unique_ptr<ProbeSet>> ProbeSet::load(const Features& features, const ProbeOptions& options) {
     libbpf_set_print(libbpf_log);
     std::unique_ptr<ProbeSet> set(new ProbeSet());
     // The process family comes first (family_specs order) and creates the
     // shared maps; every other family reuses them.
     for (const auto& plan : plan_probes(features, {options.force_hook, options.force_variant})) {
         if (!plan.available && plan.spec->essential)
-            return make_error("cannot load the " + plan.family + " BPF programs (" + plan.reason + "): " + kErrorHint);
+            return make_error("cannot load the " + plan.family + " BPF programs (" + plan.reason +
+                              "): " + kErrorHint);
         // A family the plan rules out is skipped with the plan's reason.
         auto fam = plan.available ? load_family(plan, features, options, set->shared_maps_)
                                   : Result<std::unique_ptr<Family>>(make_error(plan.reason));
         if (!fam) {
-            if (plan.spec->essential)
-                return fam.error();
+            if (plan.spec->essential) return fam.error();
             spdlog::warn("{}: {}", plan.family, fam.error().message);
             set->statuses_.push_back({plan.family, "", false, fam.error().message});
             continue;
         }
         std::string reason = plan.reason;
-        for (const auto& d : plan.degraded)
-            reason += "; " + d;
+        for (const auto& d : plan.degraded) reason += "; " + d;
         set->statuses_.push_back({plan.family, fam.value()->hooks(), false, reason});
         set->families_.push_back(std::move(fam.value()));
     }
     const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
     if (auto r = set->tracked_.map(set->shared_maps_.at("iolens_tracked"), tracked_slots); !r)
         return r.error();
-    spdlog::debug("tracked-pid set {} slots (pid_max {}); ring buffer {} MiB", tracked_slots, features.pid_max,
-                  options.ringbuf_bytes >> 20);
+    spdlog::debug("tracked-pid set {} slots (pid_max {}); ring buffer {} MiB", tracked_slots,
+                  features.pid_max, options.ringbuf_bytes >> 20);
     return set;
 }
 
-ProbeSet::~ProbeSet()
-{
+ProbeSet::~ProbeSet() {
     // Links before the objects they attach (Family's member order does that),
     // and every family before the shared maps' owner, the first one.
-    while (!families_.empty())
-        families_.pop_back();
+    while (!families_.empty()) families_.pop_back();
 }
 
-Result<void> ProbeSet::attach()
-{
+Result<void> ProbeSet::attach() {
     for (auto& fam : families_) {
-        auto status = std::find_if(statuses_.begin(), statuses_.end(),
-                                   [&](const recording::ProbeStatus& s) { return s.name == fam->spec->name; });
+        auto status = std::find_if(statuses_.begin(), statuses_.end(), [&](const recording::ProbeStatus& s) {
+            return s.name == fam->spec->name;
+        });
         bpf_program* prog;
         std::string failure;
-        bpf_object__for_each_program(prog, fam->skeleton.obj)
-        {
-            if (!bpf_program__autoload(prog) || !failure.empty())
-                continue;
+        bpf_object__for_each_program(prog, fam->skeleton.obj) {
+            if (!bpf_program__autoload(prog) || !failure.empty()) continue;
             bpf_link* link = bpf_program__attach(prog);
             if (!link) {
                 failure = std::string(bpf_program__section_name(prog)) + ": " + errno_text(errno);
@@ -327,10 +294,8 @@ Result<void> ProbeSet::attach()
     return {};
 }
 
-void ProbeSet::detach()
-{
-    for (auto& fam : families_)
-        fam->links.clear();
+void ProbeSet::detach() {
+    for (auto& fam : families_) fam->links.clear();
     // Reading a task iterator runs its program over every task: here it
     // copies each thread's unsent records into the ring buffer. Records it
     // cannot send stay counted as produced and show up as undelivered.
@@ -338,7 +303,8 @@ void ProbeSet::detach()
         for (auto& link : fam->drains) {
             const UniqueFd fd(bpf_iter_create(bpf_link__fd(link.get())));
             if (!fd) {
-                spdlog::warn("{} probes: cannot run the drain iterator: {}", fam->spec->name, errno_text(errno));
+                spdlog::warn("{} probes: cannot run the drain iterator: {}", fam->spec->name,
+                             errno_text(errno));
                 continue;
             }
             char buf[256];
@@ -349,13 +315,9 @@ void ProbeSet::detach()
     }
 }
 
-int ProbeSet::ringbuf_fd() const
-{
-    return shared_maps_.at("iolens_events");
-}
+int ProbeSet::ringbuf_fd() const { return shared_maps_.at("iolens_events"); }
 
-std::map<std::string, uint64_t> ProbeSet::read_counters() const
-{
+std::map<std::string, uint64_t> ProbeSet::read_counters() const {
     std::map<std::string, uint64_t> out;
     const int ncpu = libbpf_num_possible_cpus();
     const int fd = shared_maps_.at("iolens_counters");
@@ -364,29 +326,24 @@ std::map<std::string, uint64_t> ProbeSet::read_counters() const
         const auto key = static_cast<uint32_t>(c.id);
         uint64_t sum = 0;
         if (bpf_map_lookup_elem(fd, &key, values.data()) == 0)
-            for (uint64_t v : values)
-                sum += v;
+            for (uint64_t v : values) sum += v;
         out[c.name] = sum;
     }
     return out;
 }
 
-Result<ObjectContents> describe_object(const std::string& object)
-{
+Result<ObjectContents> describe_object(const std::string& object) {
     Opener open = opener_for(object);
-    if (!open)
-        return make_error("no BPF object " + object);
+    if (!open) return make_error("no BPF object " + object);
     SkeletonHandle skeleton = open(0);
-    if (!skeleton.obj)
-        return errno_error("cannot open the " + object + " BPF object");
+    if (!skeleton.obj) return errno_error("cannot open the " + object + " BPF object");
     ObjectContents out;
     bpf_program* prog;
     bpf_object__for_each_program(prog, skeleton.obj)
         out.programs.push_back(split_section(bpf_program__section_name(prog)));
     const struct btf* btf = bpf_object__btf(skeleton.obj);
     const int sec_id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
-    if (sec_id < 0)
-        return out;
+    if (sec_id < 0) return out;
     const struct btf_type* sec = btf__type_by_id(btf, static_cast<uint32_t>(sec_id));
     const struct btf_var_secinfo* vars = btf_var_secinfos(sec);
     for (unsigned i = 0; i < btf_vlen(sec); i++)
@@ -394,17 +351,14 @@ Result<ObjectContents> describe_object(const std::string& object)
     return out;
 }
 
-std::vector<recording::ProgramCost> ProbeSet::program_costs() const
-{
+std::vector<recording::ProgramCost> ProbeSet::program_costs() const {
     std::vector<recording::ProgramCost> costs;
     for (const auto& fam : families_) {
         recording::ProgramCost cost{fam->spec->name, 0, 0};
         bpf_program* prog;
-        bpf_object__for_each_program(prog, fam->skeleton.obj)
-        {
+        bpf_object__for_each_program(prog, fam->skeleton.obj) {
             const int fd = bpf_program__fd(prog);
-            if (fd < 0)
-                continue;  // not loaded (another hook kind)
+            if (fd < 0) continue;  // not loaded (another hook kind)
             bpf_prog_info info{};
             uint32_t len = sizeof(info);
             if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {

@@ -68,7 +68,7 @@ private:
     ProbeSet() = default;
     std::vector<std::unique_ptr<Family>> families_;  // in load order
     std::map<std::string, int> shared_maps_;         // name -> fd, owned by the family that created it
-    std::vector<recording::ProbeStatus> statuses_;       // parallel to families_
+    std::vector<recording::ProbeStatus> statuses_;   // parallel to families_
     TrackedSet tracked_;
 };
 
@@ -78,8 +78,9 @@ const char* counter_name(int counter);
 // What a BPF object holds, read from its skeleton without loading it (no
 // privileges needed): lets tests check the catalog against bpf/*.bpf.c.
 struct ObjectContents {
-    std::vector<std::pair<std::string, std::string>> programs;  // (section kind, tracepoint): ("tp_btf", "sys_enter")
-    std::vector<std::string> rodata;                             // names of its const volatile variables
+    std::vector<std::pair<std::string, std::string>>
+        programs;                     // (section kind, tracepoint): ("tp_btf", "sys_enter")
+    std::vector<std::string> rodata;  // names of its const volatile variables
 };
 Result<ObjectContents> describe_object(const std::string& object);
 

@@ -11,8 +11,7 @@ namespace iolens::probes {
 
 namespace {
 
-bool sysctl_stats_on()
-{
+bool sysctl_stats_on() {
     std::ifstream in("/proc/sys/kernel/bpf_stats_enabled");
     int v = 0;
     return in >> v && v != 0;
@@ -20,25 +19,20 @@ bool sysctl_stats_on()
 
 }  // namespace
 
-bool RunStats::enable()
-{
+bool RunStats::enable() {
     const int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    if (fd < 0)
-        return false;
+    if (fd < 0) return false;
     fd_.reset(fd);
     return true;
 }
 
-void RunStats::disable(uint64_t now)
-{
-    if (!fd_)
-        return;
+void RunStats::disable(uint64_t now) {
+    if (!fd_) return;
     fd_.reset();
     on_ns_ += now - window_start_ns_;
 }
 
-bool RunStats::start(uint64_t now, bool always)
-{
+bool RunStats::start(uint64_t now, bool always) {
     always_on_ = always || sysctl_stats_on();
     if (!enable()) {
         const int err = errno;
@@ -51,10 +45,8 @@ bool RunStats::start(uint64_t now, bool always)
     return true;
 }
 
-void RunStats::tick(uint64_t now)
-{
-    if (!available() || always_on_ || stop_ns_)
-        return;
+void RunStats::tick(uint64_t now) {
+    if (!available() || always_on_ || stop_ns_) return;
     const uint64_t elapsed = now - start_ns_;
     const bool in_window = elapsed < kFirstWindowNs || elapsed % kPeriodNs < kWindowNs;
     if (fd_ && !in_window) {
@@ -64,21 +56,16 @@ void RunStats::tick(uint64_t now)
     }
 }
 
-void RunStats::stop(uint64_t now)
-{
-    if (!available() || stop_ns_)
-        return;
+void RunStats::stop(uint64_t now) {
+    if (!available() || stop_ns_) return;
     disable(now);
     stop_ns_ = now;
 }
 
-double RunStats::sampled_share() const
-{
-    if (always_on_)
-        return 1.0;
+double RunStats::sampled_share() const {
+    if (always_on_) return 1.0;
     const uint64_t span = (stop_ns_ ? stop_ns_ : start_ns_) - start_ns_;
-    if (span == 0 || on_ns_ >= span)
-        return 1.0;
+    if (span == 0 || on_ns_ >= span) return 1.0;
     return static_cast<double>(on_ns_) / static_cast<double>(span);
 }
 

@@ -20,8 +20,8 @@ namespace iolens::probes {
 class RunStats {
 public:
     static constexpr uint64_t kFirstWindowNs = 1'000'000'000;  // on for the first second,
-    static constexpr uint64_t kWindowNs = 100'000'000;   // then for 100 ms...
-    static constexpr uint64_t kPeriodNs = 1'000'000'000;  // ...of every second
+    static constexpr uint64_t kWindowNs = 100'000'000;         // then for 100 ms...
+    static constexpr uint64_t kPeriodNs = 1'000'000'000;       // ...of every second
 
     RunStats() = default;
     RunStats(const RunStats&) = delete;
@@ -48,7 +48,7 @@ private:
     bool enable();
     void disable(uint64_t now);
 
-    UniqueFd fd_;  // BPF_ENABLE_STATS: the statistics are on while it is open
+    UniqueFd fd_;             // BPF_ENABLE_STATS: the statistics are on while it is open
     bool always_on_ = false;  // the sysctl was already on: every run is timed
     uint64_t start_ns_ = 0, stop_ns_ = 0;
     uint64_t window_start_ns_ = 0;  // of the open window

@@ -7,10 +7,8 @@ namespace iolens::probes {
 
 template <typename Skel, void (*Destroy)(Skel*)>
 struct SkeletonDeleter {
-    void operator()(Skel* s) const noexcept
-    {
-        if (s)
-            Destroy(s);
+    void operator()(Skel* s) const noexcept {
+        if (s) Destroy(s);
     }
 };
 

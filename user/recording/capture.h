@@ -13,8 +13,8 @@
 namespace iolens::recording {
 
 struct ProbeStatus {
-    std::string name;    // probe family / program, e.g. "syscalls"
-    std::string hook;    // e.g. "tp_btf/sys_enter"
+    std::string name;  // probe family / program, e.g. "syscalls"
+    std::string hook;  // e.g. "tp_btf/sys_enter"
     bool attached = false;
     std::string reason;  // why not attached, or what was chosen and why
 };
@@ -22,9 +22,9 @@ struct ProbeStatus {
 // What tracing cost, measured by the recorder itself. Absent (nullopt) in a
 // recording made before iolens measured it.
 struct ProgramCost {
-    std::string family;    // probe family
-    uint64_t run_ns = 0;   // kernel BPF stats: time spent in its programs...
-    uint64_t runs = 0;     // ...over this many runs (every task, tracked or not)
+    std::string family;   // probe family
+    uint64_t run_ns = 0;  // kernel BPF stats: time spent in its programs...
+    uint64_t runs = 0;    // ...over this many runs (every task, tracked or not)
 };
 struct CostInfo {
     uint64_t attach_ns = 0;  // `iolens record` start until the probes were live
@@ -56,18 +56,18 @@ struct CaptureInfo {
     std::vector<std::string> command;  // launched command, empty with -p
     std::vector<uint32_t> pids;        // the target pids given or launched
     uint64_t start_unix_ns = 0;
-    uint64_t start_mono_ns = 0;        // CLOCK_MONOTONIC at start (event clock)
+    uint64_t start_mono_ns = 0;  // CLOCK_MONOTONIC at start (event clock)
     uint64_t duration_ns = 0;
-    uint64_t events = 0;               // records received from the kernel
-    uint64_t lost_events = 0;          // everything lost anywhere (sum of lost_detail)
+    uint64_t events = 0;                          // records received from the kernel
+    uint64_t lost_events = 0;                     // everything lost anywhere (sum of lost_detail)
     std::map<std::string, uint64_t> lost_detail;  // reason -> count
     std::vector<ProbeStatus> probes;
     std::string hostname;
     std::string kernel_release;
     std::string iolens_version;
-    std::optional<int> exit_status;    // of the launched command
+    std::optional<int> exit_status;                   // of the launched command
     std::map<std::string, uint64_t> kernel_counters;  // the BPF side's counters at the end
-    std::string stop_reason;           // why recording ended (signal, duration, ...)
+    std::string stop_reason;                          // why recording ended (signal, duration, ...)
     // Set when the recording did not end cleanly (recorder killed, file
     // truncated or corrupt): what we know and why the report is partial.
     bool partial = false;

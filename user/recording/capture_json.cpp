@@ -99,15 +99,15 @@ const char* decode(const json& v, std::map<std::string, uint64_t>& out) {
 class Fields {
 public:
     Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {
-        if (!j_.is_object()) error_ = make_error(where_ + ": expected a JSON object, found " +
-                                                 std::string(j_.type_name()));
+        if (!j_.is_object())
+            error_ = make_error(where_ + ": expected a JSON object, found " + std::string(j_.type_name()));
     }
     template <typename T>
     Fields& get(const char* key, T& out) {
         if (error_ || !j_.contains(key)) return *this;
         if (const char* expected = decode(j_.at(key), out))
-            error_ = make_error(where_ + ": key \"" + key + "\" should be " + expected +
-                                ", found " + j_.at(key).type_name());
+            error_ = make_error(where_ + ": key \"" + key + "\" should be " + expected + ", found " +
+                                j_.at(key).type_name());
         return *this;
     }
     const std::optional<Error>& error() const { return error_; }
@@ -134,8 +134,7 @@ const char* decode(const json& v, std::map<uint32_t, std::string>& out) {
         std::string name;
         Fields f(d, "device");
         f.get("major", major).get("minor", minor).get("name", name);
-        if (f.error() || !d.contains("major") || !d.contains("minor") || major > 0xfff ||
-            minor > 0xfffff)
+        if (f.error() || !d.contains("major") || !d.contains("minor") || major > 0xfff || minor > 0xfffff)
             return expected;
         tmp[major << 20 | minor] = std::move(name);
     }
@@ -150,7 +149,8 @@ const char* decode(const json& v, std::map<uint32_t, std::string>& out) {
 json cost_to_json(const std::optional<CostInfo>& cost) {
     if (!cost) return nullptr;
     json bpf = json::array();
-    for (const auto& p : cost->bpf) bpf.push_back({{"family", p.family}, {"run_ns", p.run_ns}, {"runs", p.runs}});
+    for (const auto& p : cost->bpf)
+        bpf.push_back({{"family", p.family}, {"run_ns", p.run_ns}, {"runs", p.runs}});
     return {
         {"attach_ns", cost->attach_ns},
         {"bpf", std::move(bpf)},
@@ -214,7 +214,8 @@ json devices_to_json(const std::map<uint32_t, std::string>& devices) {
 json capture_to_json(const CaptureInfo& c) {
     json probes = json::array();
     for (const auto& p : c.probes)
-        probes.push_back({{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", text_json(p.reason)}});
+        probes.push_back(
+            {{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", text_json(p.reason)}});
     return {
         {"command", texts_json(c.command)},
         {"pids", c.pids},

@@ -35,8 +35,8 @@ uint32_t update_portable(uint32_t c, const uint8_t* p, size_t n) {
         if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
         w ^= c;
         c = kTables[7][w & 0xff] ^ kTables[6][(w >> 8) & 0xff] ^ kTables[5][(w >> 16) & 0xff] ^
-            kTables[4][(w >> 24) & 0xff] ^ kTables[3][(w >> 32) & 0xff] ^
-            kTables[2][(w >> 40) & 0xff] ^ kTables[1][(w >> 48) & 0xff] ^ kTables[0][w >> 56];
+            kTables[4][(w >> 24) & 0xff] ^ kTables[3][(w >> 32) & 0xff] ^ kTables[2][(w >> 40) & 0xff] ^
+            kTables[1][(w >> 48) & 0xff] ^ kTables[0][w >> 56];
     }
     for (; n > 0; --n) c = (c >> 8) ^ kTables[0][(c ^ *p++) & 0xff];
     return c;

@@ -138,8 +138,9 @@ Result<UniqueFd> open_recording(const std::string& path, ReadOutcome& out) {
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     out.file_size = static_cast<uint64_t>(st.st_size);
     if (st.st_size == 0) {
-        return make_error(path + " is empty, not an iolens recording (was the recorder stopped "
-                                 "before it wrote anything?)");
+        return make_error(path +
+                          " is empty, not an iolens recording (was the recorder stopped "
+                          "before it wrote anything?)");
     }
     return fd;
 }
@@ -164,7 +165,8 @@ Result<uint32_t> read_header(BufferedReader& in, const std::string& path, ReadOu
 
     // A format no iolens ever wrote is damage, not a newer iolens.
     if (out.format_version > kFormatVersion + 64) {
-        return make_error(path + " is not a valid iolens recording (format " + std::to_string(out.format_version) +
+        return make_error(path + " is not a valid iolens recording (format " +
+                          std::to_string(out.format_version) +
                           " is not one iolens writes: the header is damaged)");
     }
     if (out.format_version > kFormatVersion) {
@@ -253,13 +255,14 @@ ChunkWalker::Step ChunkWalker::read_chunk(Chunk& chunk, std::string& why) {
     if (got < 0) return read_failed(), Step::Stop;
     if (got == 0) return Step::End;  // clean end of file, at a chunk boundary
     if (got < static_cast<int64_t>(sizeof(ch))) return why = "truncated", Step::Damaged;
-    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic) return why = "bad chunk magic", Step::Damaged;
+    if (detail::get_le32(ch + detail::kOffChunkMagic) != kChunkMagic)
+        return why = "bad chunk magic", Step::Damaged;
     uint32_t type = detail::get_le32(ch + detail::kOffChunkType);
     uint32_t size = detail::get_le32(ch + detail::kOffChunkSize);
     uint32_t crc = detail::get_le32(ch + detail::kOffChunkCrc);
     if (size > kMaxChunkPayload) {
-        why = "payload size " + std::to_string(size) + " is over the " + std::to_string(kMaxChunkPayload >> 20) +
-              " MiB limit";
+        why = "payload size " + std::to_string(size) + " is over the " +
+              std::to_string(kMaxChunkPayload >> 20) + " MiB limit";
         return Step::Damaged;
     }
     if (!payload_fits(offset_, size)) return why = "truncated", Step::Damaged;
@@ -285,8 +288,8 @@ bool ChunkWalker::chunk_at(uint64_t at, std::vector<std::byte>& scratch) {
     if (size && ::pread(fd_, scratch.data(), size, static_cast<off_t>(at + kChunkHeaderSize)) !=
                     static_cast<ssize_t>(size))
         return false;
-    return detail::chunk_crc(out_.format_version, detail::get_le32(ch + detail::kOffChunkType), scratch.data(),
-                             size) == detail::get_le32(ch + detail::kOffChunkCrc);
+    return detail::chunk_crc(out_.format_version, detail::get_le32(ch + detail::kOffChunkType),
+                             scratch.data(), size) == detail::get_le32(ch + detail::kOffChunkCrc);
 }
 
 uint64_t ChunkWalker::find_next_chunk() {
@@ -296,7 +299,8 @@ uint64_t ChunkWalker::find_next_chunk() {
         const ssize_t n = ::pread(fd_, block.data(), block.size(), static_cast<off_t>(at));
         if (n < 4) return 0;
         for (ssize_t i = 0; i + 4 <= n; ++i)
-            if (detail::get_le32(block.data() + i) == kChunkMagic && chunk_at(at + static_cast<uint64_t>(i), scratch))
+            if (detail::get_le32(block.data() + i) == kChunkMagic &&
+                chunk_at(at + static_cast<uint64_t>(i), scratch))
                 return at + static_cast<uint64_t>(i);
         at += static_cast<uint64_t>(n) - 3;  // a magic may straddle two blocks
     }
@@ -304,7 +308,8 @@ uint64_t ChunkWalker::find_next_chunk() {
 }
 
 void ChunkWalker::damaged(const std::string& why) {
-    if (first_damage_.empty()) first_damage_ = "corrupt chunk at byte " + std::to_string(offset_) + " (" + why + ")";
+    if (first_damage_.empty())
+        first_damage_ = "corrupt chunk at byte " + std::to_string(offset_) + " (" + why + ")";
 }
 
 bool ChunkWalker::next(Chunk& chunk) {
@@ -344,19 +349,21 @@ void ChunkWalker::finish(bool stopped) {
     if (!out_.problem.empty() || stopped) return;
     std::vector<std::string> notes;
     if (out_.damaged_regions) {
-        notes.push_back(first_damage_ + (out_.damaged_regions > 1 ? ", and " + std::to_string(out_.damaged_regions - 1) +
-                                                                       " more damaged region(s)"
-                                                                 : "") +
+        notes.push_back(first_damage_ +
+                        (out_.damaged_regions > 1
+                             ? ", and " + std::to_string(out_.damaged_regions - 1) + " more damaged region(s)"
+                             : "") +
                         ": " + std::to_string(out_.skipped_bytes) + " bytes skipped, the chunks after kept");
     } else if (!first_damage_.empty()) {
         notes.push_back(first_damage_);  // damaged, and nothing intact after it
     }
     if (truncated_)
-        notes.push_back("recording is truncated at byte " + std::to_string(offset_) + " (recorder killed or disk full?)");
+        notes.push_back("recording is truncated at byte " + std::to_string(offset_) +
+                        " (recorder killed or disk full?)");
     if (!truncated_ && first_damage_.empty()) {
         if (after_end_at_ != 0) {
-            out_.problem = "recording has chunks after its END chunk (at byte " + std::to_string(after_end_at_) +
-                           "); they were read, but the file may be damaged";
+            out_.problem = "recording has chunks after its END chunk (at byte " +
+                           std::to_string(after_end_at_) + "); they were read, but the file may be damaged";
             return;
         }
         if (end_seen_) {
@@ -408,7 +415,7 @@ Result<ReadOutcome> read_file(const std::string& path) {
 }
 
 Result<ReadOutcome> read_file_streaming(const std::string& path,
-    const std::function<bool(const Chunk&)>& on_chunk) {
+                                        const std::function<bool(const Chunk&)>& on_chunk) {
     return read_chunks(path, [&](Chunk& c) { return on_chunk(c); });
 }
 

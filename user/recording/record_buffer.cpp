@@ -8,24 +8,20 @@ namespace iolens::recording {
 namespace {
 
 template <size_t N>
-void copy_comm(char (&dst)[N], std::string_view comm)
-{
+void copy_comm(char (&dst)[N], std::string_view comm) {
     std::memset(dst, 0, N);
     std::memcpy(dst, comm.data(), std::min(N, comm.size()));  // a full-length comm has no NUL
 }
 
 }  // namespace
 
-std::string path_components(std::string_view path)
-{
+std::string path_components(std::string_view path) {
     std::vector<std::string_view> parts;
     size_t b = 0;
     while (b < path.size()) {
         size_t e = path.find('/', b);
-        if (e == std::string_view::npos)
-            e = path.size();
-        if (e > b)
-            parts.push_back(path.substr(b, e - b));
+        if (e == std::string_view::npos) e = path.size();
+        if (e > b) parts.push_back(path.substr(b, e - b));
         b = e + 1;
     }
     std::string out;
@@ -36,48 +32,41 @@ std::string path_components(std::string_view path)
     return out;
 }
 
-RecordBuffer& RecordBuffer::raw(const void* p, size_t n)
-{
+RecordBuffer& RecordBuffer::raw(const void* p, size_t n) {
     const auto* b = static_cast<const std::byte*>(p);
     bytes_.insert(bytes_.end(), b, b + n);
     boundaries_.push_back(bytes_.size());
     return *this;
 }
 
-void RecordBuffer::clear()
-{
+void RecordBuffer::clear() {
     bytes_.clear();
     boundaries_.clear();
 }
 
-RecordBuffer& RecordBuffer::syscall(iolens_syscall_rec r, bool short_form)
-{
+RecordBuffer& RecordBuffer::syscall(iolens_syscall_rec r, bool short_form) {
     const uint16_t size = short_form ? IOLENS_SYSCALL_REC_V1_SIZE : sizeof r;
     r.hdr = {IOLENS_REC_SYSCALL, size};
     return raw(&r, size);
 }
 
-RecordBuffer& RecordBuffer::pagecache(iolens_pagecache_rec r)
-{
+RecordBuffer& RecordBuffer::pagecache(iolens_pagecache_rec r) {
     r.hdr = {IOLENS_REC_PAGECACHE, sizeof r};
     return raw(&r, sizeof r);
 }
 
-RecordBuffer& RecordBuffer::block(iolens_block_rec r)
-{
+RecordBuffer& RecordBuffer::block(iolens_block_rec r) {
     r.hdr = {IOLENS_REC_BLOCK, sizeof r};
     return raw(&r, sizeof r);
 }
 
-RecordBuffer& RecordBuffer::offcpu(iolens_offcpu_rec r)
-{
+RecordBuffer& RecordBuffer::offcpu(iolens_offcpu_rec r) {
     r.hdr = {IOLENS_REC_OFFCPU, sizeof r};
     return raw(&r, sizeof r);
 }
 
-RecordBuffer& RecordBuffer::proc(uint16_t type, uint32_t pid, uint32_t ppid, uint64_t ts_ns, std::string_view comm,
-                                 int32_t exit_code)
-{
+RecordBuffer& RecordBuffer::proc(uint16_t type, uint32_t pid, uint32_t ppid, uint64_t ts_ns,
+                                 std::string_view comm, int32_t exit_code) {
     iolens_proc_rec r{};
     r.hdr = {type, sizeof r};
     r.pid = pid;
@@ -88,8 +77,7 @@ RecordBuffer& RecordBuffer::proc(uint16_t type, uint32_t pid, uint32_t ppid, uin
     return raw(&r, sizeof r);
 }
 
-RecordBuffer& RecordBuffer::file(iolens_file_rec r, std::string_view components)
-{
+RecordBuffer& RecordBuffer::file(iolens_file_rec r, std::string_view components) {
     const size_t n = std::min<size_t>(components.size(), IOLENS_PATH_BYTES);
     r.path_len = static_cast<uint16_t>(n);
     r.hdr = {IOLENS_REC_FILE, static_cast<uint16_t>(offsetof(iolens_file_rec, path) + n)};
@@ -98,8 +86,7 @@ RecordBuffer& RecordBuffer::file(iolens_file_rec r, std::string_view components)
 }
 
 RecordBuffer& RecordBuffer::exec(uint32_t pid, uint32_t ppid, uint64_t ts_ns, std::string_view comm,
-                                 std::string_view args)
-{
+                                 std::string_view args) {
     iolens_exec_rec r{};
     const size_t n = std::min<size_t>(args.size(), IOLENS_ARGS_BYTES);
     r.args_len = static_cast<uint16_t>(n);
@@ -112,8 +99,7 @@ RecordBuffer& RecordBuffer::exec(uint32_t pid, uint32_t ppid, uint64_t ts_ns, st
     return raw(&r, r.hdr.size);
 }
 
-RecordBuffer& RecordBuffer::marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, std::string_view text)
-{
+RecordBuffer& RecordBuffer::marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, std::string_view text) {
     iolens_marker_rec r{};
     const size_t n = std::min<size_t>(text.size(), IOLENS_MARKER_BYTES);
     r.text_len = static_cast<uint16_t>(n);

@@ -33,7 +33,8 @@ public:
     // (path_components) cut to IOLENS_PATH_BYTES.
     RecordBuffer& file(iolens_file_rec fixed, std::string_view components);
     // args: NUL-separated argv.
-    RecordBuffer& exec(uint32_t pid, uint32_t ppid, uint64_t ts_ns, std::string_view comm, std::string_view args);
+    RecordBuffer& exec(uint32_t pid, uint32_t ppid, uint64_t ts_ns, std::string_view comm,
+                       std::string_view args);
     // text: what follows IOLENS_MARKER_PREFIX ("epoch/3").
     RecordBuffer& marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, std::string_view text);
     // Any bytes, as they are (a malformed or unknown record).

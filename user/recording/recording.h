@@ -90,7 +90,7 @@ inline std::string_view payload_text(const Chunk& chunk) {
 }
 
 struct WriterOptions {
-    bool force = false;  // replace an existing regular file or symlink (util/output_file.h)
+    bool force = false;            // replace an existing regular file or symlink (util/output_file.h)
     size_t flush_bytes = 1 << 20;  // RECORDS chunk size that triggers a write
     // Keep the file under a temporary name until commit() (else it gets its
     // name at once): `record` commits once the traced command runs, so a
@@ -154,13 +154,13 @@ private:
 };
 
 struct ReadOutcome {
-    std::vector<Chunk> chunks;     // every intact chunk, in order (read_file only)
-    uint64_t chunks_read = 0;      // intact chunks read (also counted when streaming)
-    bool complete = false;         // an END chunk was read and nothing followed it
-    bool stopped = false;          // read_file_streaming: on_chunk returned false
-    std::string problem;           // why reading stopped early or is partial (empty if
-                                   // complete or stopped by on_chunk)
-    uint64_t bytes_read = 0;       // end of the last intact chunk
+    std::vector<Chunk> chunks;  // every intact chunk, in order (read_file only)
+    uint64_t chunks_read = 0;   // intact chunks read (also counted when streaming)
+    bool complete = false;      // an END chunk was read and nothing followed it
+    bool stopped = false;       // read_file_streaming: on_chunk returned false
+    std::string problem;        // why reading stopped early or is partial (empty if
+                                // complete or stopped by on_chunk)
+    uint64_t bytes_read = 0;    // end of the last intact chunk
     // Damaged stretches skipped to resynchronise on the next intact chunk:
     // how many, and their bytes (problem names the first).
     uint64_t damaged_regions = 0;
@@ -182,6 +182,6 @@ Result<ReadOutcome> read_file(const std::string& path);
 // passed is only valid during the call (its buffer is reused). on_chunk returns
 // false to stop (outcome.stopped is then set). outcome.chunks stays empty.
 Result<ReadOutcome> read_file_streaming(const std::string& path,
-    const std::function<bool(const Chunk&)>& on_chunk);
+                                        const std::function<bool(const Chunk&)>& on_chunk);
 
 }  // namespace iolens::recording

@@ -19,7 +19,6 @@
 
 namespace iolens::recording {
 
-
 namespace {
 
 // Writes every byte of iov[0..count) with one loop, resuming after partial
@@ -68,14 +67,14 @@ struct Writer::Impl {
         if (auto ok = usable(); !ok) return ok;
         if (size > kMaxChunkPayload) {
             return make_error("cannot write a " + std::to_string(size) + "-byte chunk to " + path +
-                              ": over the " + std::to_string(kMaxChunkPayload >> 20) +
-                              " MiB chunk limit");
+                              ": over the " + std::to_string(kMaxChunkPayload >> 20) + " MiB chunk limit");
         }
         uint8_t header[kChunkHeaderSize] = {};
         detail::put_le32(header + detail::kOffChunkMagic, kChunkMagic);
         detail::put_le32(header + detail::kOffChunkType, static_cast<uint32_t>(type));
         detail::put_le32(header + detail::kOffChunkSize, static_cast<uint32_t>(size));
-        detail::put_le32(header + detail::kOffChunkCrc, detail::chunk_crc(kFormatVersion, static_cast<uint32_t>(type), data, size));
+        detail::put_le32(header + detail::kOffChunkCrc,
+                         detail::chunk_crc(kFormatVersion, static_cast<uint32_t>(type), data, size));
         struct iovec iov[2] = {
             {header, sizeof(header)},
             {const_cast<void*>(data), size},
@@ -90,9 +89,10 @@ struct Writer::Impl {
                 rc = ::ftruncate(fd, static_cast<off_t>(written));
             } while (rc != 0 && errno == EINTR);
             if (rc == 0) ::lseek(fd, static_cast<off_t>(written), SEEK_SET);
-            loss.error = "cannot write to " + path + ": " + errno_text(err) +
-                         (rc == 0 ? " (the recording keeps its first " : " (a partial chunk follows its first ") +
-                         std::to_string(written) + " bytes)";
+            loss.error =
+                "cannot write to " + path + ": " + errno_text(err) +
+                (rc == 0 ? " (the recording keeps its first " : " (a partial chunk follows its first ") +
+                std::to_string(written) + " bytes)";
             loss.chunks++;
             loss.bytes += sizeof(header) + size;
             return make_error(loss.error);
@@ -167,8 +167,8 @@ Result<void> Writer::append_records(std::span<const std::byte> records, uint64_t
     if (records.empty()) return {};
     if (records.size() > kMaxChunkPayload) {
         return make_error("cannot add " + std::to_string(records.size()) + " bytes of records to " +
-                          impl_->path + " at once: over the " +
-                          std::to_string(kMaxChunkPayload >> 20) + " MiB chunk limit");
+                          impl_->path + " at once: over the " + std::to_string(kMaxChunkPayload >> 20) +
+                          " MiB chunk limit");
     }
     // A chunk never exceeds the limit: write out what is buffered first.
     if (impl_->records.size() + records.size() > kMaxChunkPayload) {

@@ -40,8 +40,8 @@ std::optional<std::pair<int, int>> bucket_range(std::initializer_list<const Hist
 // buckets are powers of two of nanoseconds, which are not whole microseconds,
 // and "131 us" reads better than "131072". "lo -> hi" holds lo <= t < hi.
 std::vector<std::string> time_histogram_column(const Histogram& h, std::pair<int, int> range,
-                                               const std::string& title,
-                                               const std::string& if_empty, size_t width) {
+                                               const std::string& title, const std::string& if_empty,
+                                               size_t width) {
     std::vector<std::string> out{pad_right(elide_end(title, width), width)};
     if (h.count() == 0) {
         for (const auto& l : wrap(if_empty, width, "", "")) out.push_back(pad_right(l, width));
@@ -50,28 +50,26 @@ std::vector<std::string> time_histogram_column(const Histogram& h, std::pair<int
     size_t label_w = 4, count_w = 5;
     uint64_t max_count = 0;
     for (int i = range.first; i <= range.second; ++i) {
-        label_w = std::max({label_w, human_ns(Histogram::bucket_lo(i)).size(),
-                            human_ns(Histogram::bucket_hi(i)).size()});
+        label_w = std::max(
+            {label_w, human_ns(Histogram::bucket_lo(i)).size(), human_ns(Histogram::bucket_hi(i)).size()});
         count_w = std::max(count_w, std::to_string(h.bucket_count(i)).size());
         max_count = std::max(max_count, h.bucket_count(i));
     }
     const size_t fixed = 2 * label_w + 4 + 3 + count_w + 2 + 1;  // all but the bar
     const size_t bar = width > fixed + 3 ? width - fixed : 3;
     // "distribution" only where the bar is wide enough to sit under it.
-    out.push_back(pad_right(pad_left("time", label_w) + "    " + std::string(label_w, ' ') +
-                                " : " + pad_right("count", count_w) +
-                                (bar + 2 >= 13 ? " distribution" : ""),
+    out.push_back(pad_right(pad_left("time", label_w) + "    " + std::string(label_w, ' ') + " : " +
+                                pad_right("count", count_w) + (bar + 2 >= 13 ? " distribution" : ""),
                             width));
     for (int i = range.first; i <= range.second; ++i) {
         const uint64_t n = h.bucket_count(i);
         const auto stars = std::min(
-            bar, static_cast<size_t>(std::llround(static_cast<double>(n) /
-                                                  static_cast<double>(max_count) *
+            bar, static_cast<size_t>(std::llround(static_cast<double>(n) / static_cast<double>(max_count) *
                                                   static_cast<double>(bar))));
         out.push_back(pad_right(pad_left(human_ns(Histogram::bucket_lo(i)), label_w) + " -> " +
                                     pad_right(human_ns(Histogram::bucket_hi(i)), label_w) + " : " +
-                                    pad_right(std::to_string(n), count_w) + " |" +
-                                    std::string(stars, '*') + std::string(bar - stars, ' ') + "|",
+                                    pad_right(std::to_string(n), count_w) + " |" + std::string(stars, '*') +
+                                    std::string(bar - stars, ' ') + "|",
                                 width));
     }
     return out;
@@ -93,8 +91,8 @@ void totals_row(Ctx& c, const std::string& device, const char* dir, const BlockS
     // 2 + 12 + 6 + 11 + 11 + 10 + 7 + 10 + 10 = 79
     c.out << "  " << pad_right(elide_end(device, kDeviceW - 1), kDeviceW) << pad_right(dir, 6)
           << pad_left(count_fit(s.requests, 10), 11) << pad_left(human_bytes(s.bytes), 11)
-          << pad_left(seq_rand(model::sequential_share(s.sequential, s.random)), 10) << pad_left(std::to_string(s.max_depth), 7)
-          << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
+          << pad_left(seq_rand(model::sequential_share(s.sequential, s.random)), 10)
+          << pad_left(std::to_string(s.max_depth), 7) << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
           << pad_left(human_ns(s.latency_ns.percentile(0.99)), 10) << '\n';
 }
 
@@ -114,8 +112,9 @@ void device_table(Ctx& c, const std::vector<const BlockDevice*>& devices) {
 
 void direction_histograms(Ctx& c, const BlockDevice& d, const char* dir, const BlockStats& s) {
     if (s.requests == 0) return;
-    c.out << '\n' << "  " << c.paint(kBold, printable(d.name) + " " + dir) << " ("
-          << human_count(s.requests) << (s.requests == 1 ? " request)\n" : " requests)\n");
+    c.out << '\n'
+          << "  " << c.paint(kBold, printable(d.name) + " " + dir) << " (" << human_count(s.requests)
+          << (s.requests == 1 ? " request)\n" : " requests)\n");
     const size_t col_w = (c.width - 4) / 2;
     // An empty queue histogram is normal: devices without an I/O scheduler
     // ("none", most NVMe) issue requests without queueing them.
@@ -135,7 +134,8 @@ void process_table(Ctx& c, const model::Report& r) {
     const auto top = model::top_processes_by_block(r, c.top_n);
     const auto& u = r.block_unattributed;
     if (top.empty() && u.requests == 0) return;
-    c.out << '\n' << "  by submitting process (" << human_count(top.size()) << " of "
+    c.out << '\n'
+          << "  by submitting process (" << human_count(top.size()) << " of "
           << human_count(r.processes.size()) << ")\n";
     c.out << "  " << pad_left("pid", 7) << ' ' << pad_right("comm", 20) << pad_left("requests", 12)
           << pad_left("read bytes", 12) << pad_left("write bytes", 12) << '\n';

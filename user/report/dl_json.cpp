@@ -26,9 +26,8 @@ json ranks_to_json(const model::Report& r, const Live& live) {
         json threads = json::array();
         const size_t n = std::min(rk.threads.size(), kMaxThreadsPerRank);
         for (size_t i = 0; i < n; ++i)
-            threads.push_back({{"pid", rk.threads[i].pid},
-                               {"tid", rk.threads[i].tid},
-                               {"io_ns", rk.threads[i].io_ns}});
+            threads.push_back(
+                {{"pid", rk.threads[i].pid}, {"tid", rk.threads[i].tid}, {"io_ns", rk.threads[i].io_ns}});
         out.push_back({
             {"rank", rk.rank},
             {"local_rank", opt(rk.local_rank)},

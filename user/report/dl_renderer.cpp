@@ -38,28 +38,27 @@ void epochs_section(Ctx& c, const model::Report& r) {
         return;
     }
     const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
-    section_title(c, "Epochs", r.epochs.front().source == model::EpochSource::Marker
-                                   ? "(from the program's epoch markers)"
-                                   : "(inferred from the dataset re-read cycle)");
+    section_title(c, "Epochs",
+                  r.epochs.front().source == model::EpochSource::Marker
+                      ? "(from the program's epoch markers)"
+                      : "(inferred from the dataset re-read cycle)");
     // 2 + 6 + 9 + 10 + 7 + 10 + 11 + 10 + 7 + 7 = 79; hit% right after the
     // duration: epoch 1 cold, later epochs warm (or not) is what matters first.
     c.out << "  " << pad_right("epoch", 6) << pad_right("source", 9) << pad_left("duration", 10)
-          << c.paint(kBold, pad_left("hit%", 7)) << pad_left("reads", 10)
-          << pad_left("read bytes", 11) << pad_left("miss", 10) << pad_left("io%", 7)
-          << pad_left("crit%", 7) << '\n';
+          << c.paint(kBold, pad_left("hit%", 7)) << pad_left("reads", 10) << pad_left("read bytes", 11)
+          << pad_left("miss", 10) << pad_left("io%", 7) << pad_left("crit%", 7) << '\n';
     for (const auto& e : r.epochs) {
         const auto& rd = e.ops[IOLENS_OP_READ];
-        const std::string label =
-            e.marker_number && *e.marker_number != static_cast<int64_t>(e.index)
-                ? fmt::format("{} ({})", e.index, *e.marker_number)
-                : std::to_string(e.index);
+        const std::string label = e.marker_number && *e.marker_number != static_cast<int64_t>(e.index)
+                                      ? fmt::format("{} ({})", e.index, *e.marker_number)
+                                      : std::to_string(e.index);
         c.out << "  " << pad_right(elide_end(label, 5), 6) << pad_right(model::epoch_source_name(e.source), 9)
               << pad_left(human_ns(e.duration_ns()), 10)
               << c.paint(kBold, pad_left(cache ? percent(e.page_cache.hit_ratio()) : "n/a", 7))
               << pad_left(count_fit(rd.calls, 9), 10) << pad_left(human_bytes(rd.bytes), 11)
               << pad_left(cache ? human_bytes(e.page_cache.miss_bytes) : "n/a", 10)
-              << pad_left(percent(e.io_time_share()), 7)
-              << pad_left(percent(e.critical_io_share()), 7) << '\n';
+              << pad_left(percent(e.io_time_share()), 7) << pad_left(percent(e.critical_io_share()), 7)
+              << '\n';
     }
     if (const uint64_t steps = model::steps_marked(r))
         c.out << "  " << human_count(steps) << " steps marked\n";
@@ -85,11 +84,11 @@ void ranks_section(Ctx& c, const model::Report& r) {
         c.out << "  (no rank variables found: one process tree, shown as rank 0)\n";
     if (r.rank_imbalance) {
         const auto& im = *r.rank_imbalance;
-        const std::string line = fmt::format(
-            "straggler: rank {}, io time {} ({} the mean); read bytes {} to {} ({} the mean)",
-            im.straggler_rank, human_ns(im.straggler_io_time_ns), ratio(im.io_time_ns.max_over_mean),
-            human_bytes(im.read_bytes.min), human_bytes(im.read_bytes.max),
-            ratio(im.read_bytes.max_over_mean));
+        const std::string line =
+            fmt::format("straggler: rank {}, io time {} ({} the mean); read bytes {} to {} ({} the mean)",
+                        im.straggler_rank, human_ns(im.straggler_io_time_ns),
+                        ratio(im.io_time_ns.max_over_mean), human_bytes(im.read_bytes.min),
+                        human_bytes(im.read_bytes.max), ratio(im.read_bytes.max_over_mean));
         print_lines(c, wrap(line, c.width, "  ", "    "));
     }
 }

@@ -45,7 +45,9 @@ std::string label_of(std::string_view key) {
     return label;
 }
 
-uint64_t as_u64(const json& v) { return v.is_number_unsigned() || v.get<int64_t>() >= 0 ? v.get<uint64_t>() : 0; }
+uint64_t as_u64(const json& v) {
+    return v.is_number_unsigned() || v.get<int64_t>() >= 0 ? v.get<uint64_t>() : 0;
+}
 
 std::string value_of(const model::EvidenceValue& e) {
     const json& v = e.value;
@@ -55,15 +57,22 @@ std::string value_of(const model::EvidenceValue& e) {
     if (!v.is_number()) return "";
     const bool negative = v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0;
     switch (e.unit) {
-    case model::Unit::Bytes: return negative ? std::to_string(v.get<int64_t>()) : human_bytes(as_u64(v));
-    case model::Unit::Nanoseconds: return negative ? std::to_string(v.get<int64_t>()) : human_ns(as_u64(v));
-    case model::Unit::Count: return negative ? std::to_string(v.get<int64_t>()) : human_count(as_u64(v));
-    case model::Unit::Identifier: return std::to_string(v.get<int64_t>());
-    case model::Unit::Share: return percent(v.get<double>());
-    case model::Unit::Ratio: return fmt::format("{:.2f}x", v.get<double>());
-    case model::Unit::Number:
-    case model::Unit::Text:
-    case model::Unit::Details: break;
+        case model::Unit::Bytes:
+            return negative ? std::to_string(v.get<int64_t>()) : human_bytes(as_u64(v));
+        case model::Unit::Nanoseconds:
+            return negative ? std::to_string(v.get<int64_t>()) : human_ns(as_u64(v));
+        case model::Unit::Count:
+            return negative ? std::to_string(v.get<int64_t>()) : human_count(as_u64(v));
+        case model::Unit::Identifier:
+            return std::to_string(v.get<int64_t>());
+        case model::Unit::Share:
+            return percent(v.get<double>());
+        case model::Unit::Ratio:
+            return fmt::format("{:.2f}x", v.get<double>());
+        case model::Unit::Number:
+        case model::Unit::Text:
+        case model::Unit::Details:
+            break;
     }
     return plain_number(v.get<double>());
 }
@@ -104,7 +113,8 @@ void findings_section(Ctx& c, const model::Report& r) {
             }
             evidence += (evidence.empty() ? "" : ", ") + label_of(key) + " " + value_of(v);
         }
-        if (nested) evidence += evidence.empty() ? "details in the JSON report" : "; details in the JSON report";
+        if (nested)
+            evidence += evidence.empty() ? "details in the JSON report" : "; details in the JSON report";
         if (!evidence.empty()) print_lines(c, wrap(evidence, c.width, indent + "evidence: ", indent));
         if (!f.recommendation.empty())
             print_lines(c, wrap(f.recommendation, c.width, indent + "fix: ", indent));

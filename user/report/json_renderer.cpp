@@ -13,16 +13,10 @@ namespace detail {
 
 json hist_to_json(const model::Histogram& h) {
     json buckets = json::array();
-    for (const auto& b : h.buckets())
-        buckets.push_back({{"lo", b.lo}, {"hi", b.hi}, {"count", b.count}});
+    for (const auto& b : h.buckets()) buckets.push_back({{"lo", b.lo}, {"hi", b.hi}, {"count", b.count}});
     return {
-        {"buckets", std::move(buckets)},
-        {"count", h.count()},
-        {"sum", h.sum()},
-        {"min", h.min()},
-        {"p50", h.percentile(0.50)},
-        {"p99", h.percentile(0.99)},
-        {"max", h.max()},
+        {"buckets", std::move(buckets)}, {"count", h.count()},        {"sum", h.sum()}, {"min", h.min()},
+        {"p50", h.percentile(0.50)},     {"p99", h.percentile(0.99)}, {"max", h.max()},
     };
 }
 
@@ -48,8 +42,7 @@ json op_stats_to_json(const model::OpStats& s, const Live& live) {
 // Every class is present, calls 0 included, so consumers need no existence checks.
 json op_table_to_json(const model::OpTable& ops, const Live& live) {
     json out = json::object();
-    for (int op = 0; op < model::kOpCount; ++op)
-        out[model::op_name(op)] = op_stats_to_json(ops[op], live);
+    for (int op = 0; op < model::kOpCount; ++op) out[model::op_name(op)] = op_stats_to_json(ops[op], live);
     return out;
 }
 

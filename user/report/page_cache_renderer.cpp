@@ -47,10 +47,8 @@ void process_rows(Ctx& c, const model::Report& r, bool blocking) {
         const auto& s = p->page_cache;
         c.out << "  " << pad_left(std::to_string(p->info.pid), 7) << ' '
               << pad_right(elide_end(p->info.comm, 15), 15) << pad_left(percent(s.hit_ratio()), 7)
-              << pad_left(human_bytes(s.miss_bytes), 10)
-              << pad_left(human_bytes(s.readahead_bytes), 10)
-              << pad_left(human_bytes(s.fault_bytes), 10)
-              << pad_left(count_fit(s.major_faults, 7), 8)
+              << pad_left(human_bytes(s.miss_bytes), 10) << pad_left(human_bytes(s.readahead_bytes), 10)
+              << pad_left(human_bytes(s.fault_bytes), 10) << pad_left(count_fit(s.major_faults, 7), 8)
               << pad_left(blocking ? human_ns(s.blocked_ns) : "n/a", 10) << '\n';
     }
 }
@@ -66,8 +64,8 @@ void file_rows(Ctx& c, const model::Report& r) {
         const auto& s = f->page_cache;
         c.out << "  " << pad_right(elide_middle(f->path, path_w - 1), path_w)
               << pad_left(percent(s.hit_ratio()), 7) << pad_left(human_bytes(s.miss_bytes), 10)
-              << pad_left(human_bytes(s.fault_bytes), 10)
-              << pad_left(human_bytes(s.evicted_bytes), 10) << '\n';
+              << pad_left(human_bytes(s.fault_bytes), 10) << pad_left(human_bytes(s.evicted_bytes), 10)
+              << '\n';
     }
 }
 

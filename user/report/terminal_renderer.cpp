@@ -67,7 +67,8 @@ void cost_line(Ctx& c, const recording::CostInfo& cost) {
         if (cost.bpf_sampled_share < 1.0) {
             char share[32];
             std::snprintf(share, sizeof(share), "%.0f%%", 100.0 * cost.bpf_sampled_share);
-            bpf = "BPF ~" + human_ns(ns) + " in ~" + human_count(runs) + " runs (from a " + share + " sample)";
+            bpf =
+                "BPF ~" + human_ns(ns) + " in ~" + human_count(runs) + " runs (from a " + share + " sample)";
         }
         if (const auto each = cost.bpf_ns_per_run()) bpf += " (" + human_ns(*each) + " each)";
         if (auto share = share_of_job(ns, cost); !share.empty()) bpf += ", " + share;
@@ -78,8 +79,10 @@ void cost_line(Ctx& c, const recording::CostInfo& cost) {
     items.push_back(rec);
     items.push_back("recorder peak RSS " + human_bytes(cost.recorder_max_rss_bytes));
     items.push_back("attach " + human_ns(cost.attach_ns));
-    if (!cost.job_cpu_ns) items.push_back("job CPU n/a (" + cost.job_cpu_unavailable + ")");
-    else items.push_back("job CPU " + human_ns(*cost.job_cpu_ns));
+    if (!cost.job_cpu_ns)
+        items.push_back("job CPU n/a (" + cost.job_cpu_unavailable + ")");
+    else
+        items.push_back("job CPU " + human_ns(*cost.job_cpu_ns));
     std::string text = "iolens cost: ";
     for (size_t i = 0; i < items.size(); ++i) text += (i ? "; " : "") + items[i];
     print_lines(c, wrap(text, c.width, "  ", "    "));
@@ -90,8 +93,8 @@ void header(Ctx& c, const Report& r) {
     c.out << c.paint(kBold, "iolens") << "  " << elide_middle(target_of(cap), c.width - 8) << '\n';
 
     std::string lost = count_fit(cap.lost_events, 13) + " lost";
-    c.out << "  duration " << human_ns(cap.duration_ns) << ", " << count_fit(cap.events, 13)
-          << " events, " << (cap.lost_events ? c.paint(kAlert, lost) : lost) << '\n';
+    c.out << "  duration " << human_ns(cap.duration_ns) << ", " << count_fit(cap.events, 13) << " events, "
+          << (cap.lost_events ? c.paint(kAlert, lost) : lost) << '\n';
 
     std::vector<std::string> about;
     if (!cap.hostname.empty()) about.push_back("host " + cap.hostname);
@@ -113,21 +116,21 @@ void header(Ctx& c, const Report& r) {
         print_lines(c, wrap(why, c.width, "warning: ", "         "), kAlert);
     }
     if (cap.partial) {
-        std::string reason = cap.partial_reason.empty() ? "the recording did not end cleanly"
-                                                        : cap.partial_reason;
+        std::string reason =
+            cap.partial_reason.empty() ? "the recording did not end cleanly" : cap.partial_reason;
         while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
-        print_lines(c,
-                    wrap("PARTIAL REPORT: " + reason +
-                             ". It covers only what was recorded before that point.",
-                         c.width, "!! ", "!! "),
-                    kAlert);
+        print_lines(
+            c,
+            wrap("PARTIAL REPORT: " + reason + ". It covers only what was recorded before that point.",
+                 c.width, "!! ", "!! "),
+            kAlert);
     }
     for (const auto& limit : r.limits)
         print_lines(c, wrap("limit reached: " + limit + ".", c.width, "warning: ", "         "), kWarn);
     for (const auto& p : cap.probes) {
         if (p.attached) continue;
-        std::string text = "probe " + p.name + (p.hook.empty() ? "" : " (" + p.hook + ")") +
-                           " not attached" + (p.reason.empty() ? "" : ": " + p.reason);
+        std::string text = "probe " + p.name + (p.hook.empty() ? "" : " (" + p.hook + ")") + " not attached" +
+                           (p.reason.empty() ? "" : ": " + p.reason);
         print_lines(c, wrap(text, c.width, "warning: ", "         "), kWarn);
     }
 }
@@ -135,8 +138,8 @@ void header(Ctx& c, const Report& r) {
 void class_table(Ctx& c, const Report& r) {
     c.out << '\n' << c.paint(kBold, "Calls by class") << '\n';
     c.out << "  " << pad_right("class", 8) << pad_left("calls", 12) << pad_left("errors", 9)
-          << pad_left("bytes", 11) << pad_left("time", 10) << pad_left("p50", 10)
-          << pad_left("p99", 10) << '\n';
+          << pad_left("bytes", 11) << pad_left("time", 10) << pad_left("p50", 10) << pad_left("p99", 10)
+          << '\n';
     for (int op = 0; op < model::kOpCount; ++op) {
         const auto& s = r.totals[op];
         if (s.calls == 0) continue;
@@ -149,8 +152,7 @@ void class_table(Ctx& c, const Report& r) {
         const std::string errors = pad_left(count_fit(s.errors, 8), 9);
         c.out << "  " << pad_right(model::op_name(op), 8) << pad_left(count_fit(s.calls, 11), 12)
               << (s.errors ? c.paint(kRed, errors) : errors) << pad_left(bytes, 11)
-              << pad_left(human_ns(s.time_ns), 10)
-              << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
+              << pad_left(human_ns(s.time_ns), 10) << pad_left(human_ns(s.latency_ns.percentile(0.50)), 10)
               << pad_left(human_ns(s.latency_ns.percentile(0.99)), 10) << '\n';
     }
     if (const auto& m = r.totals[IOLENS_OP_MMAP]; m.calls) {
@@ -205,8 +207,8 @@ void process_table(Ctx& c, const Report& r) {
     const auto top = model::top_processes(r, c.top_n);
     if (top.empty()) return;
     c.out << '\n'
-          << c.paint(kBold, "Top processes by bytes read + written") << " ("
-          << human_count(top.size()) << " of " << human_count(r.processes.size()) << ")\n";
+          << c.paint(kBold, "Top processes by bytes read + written") << " (" << human_count(top.size())
+          << " of " << human_count(r.processes.size()) << ")\n";
     c.out << "  " << pad_left("pid", 7) << ' ' << pad_right("comm", 15) << pad_left("reads", 11)
           << pad_left("read bytes", 11) << pad_left("writes", 10) << pad_left("write bytes", 12)
           << pad_left("io time", 10) << '\n';
@@ -216,8 +218,8 @@ void process_table(Ctx& c, const Report& r) {
         c.out << "  " << pad_left(std::to_string(p->info.pid), 7) << ' '
               << pad_right(elide_end(p->info.comm, 15), 15) << pad_left(count_fit(rd.calls, 10), 11)
               << pad_left(human_bytes(rd.bytes), 11) << pad_left(count_fit(wr.calls, 9), 10)
-              << pad_left(human_bytes(wr.bytes), 12)
-              << pad_left(human_ns(model::total_time_ns(p->ops)), 10) << '\n';
+              << pad_left(human_bytes(wr.bytes), 12) << pad_left(human_ns(model::total_time_ns(p->ops)), 10)
+              << '\n';
     }
 }
 
@@ -248,8 +250,7 @@ size_t digits(uint64_t v) { return std::to_string(v).size(); }
 
 }  // namespace
 
-void render_log2_histogram(const model::Histogram& hist, const char* unit, std::ostream& out,
-                           int width) {
+void render_log2_histogram(const model::Histogram& hist, const char* unit, std::ostream& out, int width) {
     const auto buckets = hist.buckets(/*fill_gaps=*/true);
     if (buckets.empty()) return;
     // BCC prints inclusive ranges ("4 -> 7"); our hi is exclusive, except that
@@ -267,11 +268,10 @@ void render_log2_histogram(const model::Histogram& hist, const char* unit, std::
     const size_t fixed = 2 * w + 4 + 3 + cw + 2 + 1;  // everything but the stars
     const size_t bar = std::clamp<size_t>(width > 0 && size_t(width) > fixed ? width - fixed : 0, 10, 40);
 
-    out << std::string(w / 2, ' ') << pad_right(unit, 2 * w + 4 - w / 2) << " : "
-        << pad_right("count", cw) << " distribution\n";
+    out << std::string(w / 2, ' ') << pad_right(unit, 2 * w + 4 - w / 2) << " : " << pad_right("count", cw)
+        << " distribution\n";
     for (const auto& b : buckets) {
-        const auto stars = static_cast<size_t>(static_cast<double>(b.count) /
-                                               static_cast<double>(max_count) *
+        const auto stars = static_cast<size_t>(static_cast<double>(b.count) / static_cast<double>(max_count) *
                                                static_cast<double>(bar));
         out << pad_left(std::to_string(b.lo), w) << " -> " << pad_right(std::to_string(shown_hi(b)), w)
             << " : " << pad_right(std::to_string(b.count), cw) << " |"
@@ -281,8 +281,7 @@ void render_log2_histogram(const model::Histogram& hist, const char* unit, std::
 }
 
 void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& options) {
-    Ctx c{out, Painter(options.color), static_cast<size_t>(std::max(options.width, 72)),
-          options.top_n};
+    Ctx c{out, Painter(options.color), static_cast<size_t>(std::max(options.width, 72)), options.top_n};
     header(c, r);
     bool any = false;
     for (const auto& s : r.totals) any |= s.calls != 0;

@@ -13,9 +13,7 @@ namespace {
 
 // Byte length of the UTF-8 sequence starting at a lead byte of a printable()
 // string (which holds only valid sequences).
-size_t seq_len(unsigned char lead) {
-    return lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-}
+size_t seq_len(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4; }
 
 bool wide_code_point(uint32_t cp) {
     return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
@@ -76,9 +74,9 @@ std::string count_fit(uint64_t n, size_t width) {
     double v = static_cast<double>(n) / 1000;
     int u = 0;
     while (v >= 1000 && u < 5) v /= 1000, ++u;
-    return v < 10 ? fmt::format("{:.2f}{}", v, kSuffix[u])
-         : v < 100 ? fmt::format("{:.1f}{}", v, kSuffix[u])
-                   : fmt::format("{:.0f}{}", v, kSuffix[u]);
+    return v < 10    ? fmt::format("{:.2f}{}", v, kSuffix[u])
+           : v < 100 ? fmt::format("{:.1f}{}", v, kSuffix[u])
+                     : fmt::format("{:.0f}{}", v, kSuffix[u]);
 }
 
 size_t display_width(std::string_view p) {

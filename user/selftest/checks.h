@@ -23,7 +23,7 @@ struct Check {
     std::string expected;  // empty when unavailable
     std::string got;
     Verdict verdict = Verdict::Fail;
-    std::string reason;    // why unavailable, or what failed
+    std::string reason;  // why unavailable, or what failed
 };
 
 // What the self-test knows about its own run, besides the report.

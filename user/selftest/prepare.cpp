@@ -24,33 +24,40 @@ namespace iolens::selftest {
 
 namespace {
 
-std::string fs_name(unsigned long magic)
-{
+std::string fs_name(unsigned long magic) {
     switch (magic) {
-    case 0xEF53: return "ext4";  // ext2/3/4 share the magic
-    case 0x58465342: return "xfs";
-    case 0x9123683E: return "btrfs";
-    case 0x01021994: return "tmpfs";
-    case 0x858458f6: return "ramfs";
-    case 0x794c7630: return "overlay";
-    case 0x6969: return "nfs";
-    case 0x65735546: return "fuse";
-    case 0x2fc12fc1: return "zfs";
-    case 0xF2F52010: return "f2fs";
+        case 0xEF53:
+            return "ext4";  // ext2/3/4 share the magic
+        case 0x58465342:
+            return "xfs";
+        case 0x9123683E:
+            return "btrfs";
+        case 0x01021994:
+            return "tmpfs";
+        case 0x858458f6:
+            return "ramfs";
+        case 0x794c7630:
+            return "overlay";
+        case 0x6969:
+            return "nfs";
+        case 0x65735546:
+            return "fuse";
+        case 0x2fc12fc1:
+            return "zfs";
+        case 0xF2F52010:
+            return "f2fs";
     }
     char buf[32];
     std::snprintf(buf, sizeof(buf), "0x%lx", magic);
     return buf;
 }
 
-Storage classify(const std::string& dir)
-{
+Storage classify(const std::string& dir) {
     Storage s;
-    struct statfs sf{};
-    if (statfs(dir.c_str(), &sf) == 0)
-        s.fs_type = fs_name(static_cast<unsigned long>(sf.f_type));
+    struct statfs sf {};
+    if (statfs(dir.c_str(), &sf) == 0) s.fs_type = fs_name(static_cast<unsigned long>(sf.f_type));
     s.memory_backed = s.fs_type == "tmpfs" || s.fs_type == "ramfs";
-    struct stat st{};
+    struct stat st {};
     if (stat(dir.c_str(), &st) != 0) {
         s.no_block_reason = "cannot stat " + dir + ": " + errno_text();
         return s;
@@ -68,57 +75,46 @@ Storage classify(const std::string& dir)
         return s;
     }
     for (std::string line; std::getline(uevent, line);)
-        if (line.rfind("DEVNAME=", 0) == 0)
-            s.device = line.substr(8);
+        if (line.rfind("DEVNAME=", 0) == 0) s.device = line.substr(8);
     s.block_device = true;
     return s;
 }
 
 // Writes size bytes of a pattern that differs per file and per offset, then
 // fsyncs: clean pages can be evicted, dirty ones cannot.
-Result<void> write_file(const std::string& path, uint64_t size, char seed)
-{
+Result<void> write_file(const std::string& path, uint64_t size, char seed) {
     UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd)
-        return errno_error("cannot create " + path);
+    if (!fd) return errno_error("cannot create " + path);
     std::vector<char> chunk(1 << 16);
     for (uint64_t off = 0; off < size; off += chunk.size()) {
-        for (size_t i = 0; i < chunk.size(); i++)
-            chunk[i] = static_cast<char>(seed + (off + i) * 31 / 7);
+        for (size_t i = 0; i < chunk.size(); i++) chunk[i] = static_cast<char>(seed + (off + i) * 31 / 7);
         size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - off));
         if (write(fd.get(), chunk.data(), n) != static_cast<ssize_t>(n))
             return make_error("cannot write " + path + ": " + errno_text() + " (is the file system full?)");
     }
-    if (fsync(fd.get()) != 0)
-        return errno_error("cannot fsync " + path);
+    if (fsync(fd.get()) != 0) return errno_error("cannot fsync " + path);
     return {};
 }
 
 }  // namespace
 
-Result<FileId> file_id(const std::string& path)
-{
-    struct stat st{};
-    if (stat(path.c_str(), &st) != 0)
-        return errno_error("cannot stat " + path);
+Result<FileId> file_id(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return errno_error("cannot stat " + path);
     return FileId{static_cast<uint64_t>(st.st_ino), (major(st.st_dev) << 20) | minor(st.st_dev)};
 }
 
-Result<Prepared> prepare_files(const std::string& base)
-{
-    struct stat st{};
-    if (stat(base.c_str(), &st) != 0)
-        return errno_error("--dir " + base);
-    if (!S_ISDIR(st.st_mode))
-        return make_error("--dir " + base + ": not a directory");
+Result<Prepared> prepare_files(const std::string& base) {
+    struct stat st {};
+    if (stat(base.c_str(), &st) != 0) return errno_error("--dir " + base);
+    if (!S_ISDIR(st.st_mode)) return make_error("--dir " + base + ": not a directory");
     if (access(base.c_str(), W_OK | X_OK) != 0)
         return make_error("--dir " + base + ": not writable: " + errno_text());
     char resolved[PATH_MAX];
-    if (!realpath(base.c_str(), resolved))
-        return errno_error("--dir " + base);
-    std::string tmpl = std::string(resolved) + (std::string(resolved) == "/" ? "" : "/") + "iolens-selftest.XXXXXX";
-    if (!mkdtemp(tmpl.data()))
-        return errno_error("cannot create a directory in " + base);
+    if (!realpath(base.c_str(), resolved)) return errno_error("--dir " + base);
+    std::string tmpl =
+        std::string(resolved) + (std::string(resolved) == "/" ? "" : "/") + "iolens-selftest.XXXXXX";
+    if (!mkdtemp(tmpl.data())) return errno_error("cannot create a directory in " + base);
     Prepared p;
     p.dir = tmpl;
     p.storage = classify(p.dir);
@@ -141,65 +137,51 @@ Result<Prepared> prepare_files(const std::string& base)
     return p;
 }
 
-Result<Residency> residency(const std::string& path)
-{
+Result<Residency> residency(const std::string& path) {
     UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd)
-        return errno_error("cannot open " + path);
-    struct stat st{};
-    if (fstat(fd.get(), &st) != 0)
-        return errno_error("cannot stat " + path);
+    if (!fd) return errno_error("cannot open " + path);
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0) return errno_error("cannot stat " + path);
     const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     Residency r;
     r.total = (static_cast<uint64_t>(st.st_size) + page - 1) / page;
-    if (r.total == 0)
-        return r;
+    if (r.total == 0) return r;
     void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd.get(), 0);
-    if (map == MAP_FAILED)
-        return errno_error("cannot map " + path);
+    if (map == MAP_FAILED) return errno_error("cannot map " + path);
     std::vector<unsigned char> vec(r.total);
     int rc = mincore(map, static_cast<size_t>(st.st_size), vec.data());
     int err = errno;
     munmap(map, static_cast<size_t>(st.st_size));
-    if (rc != 0)
-        return errno_error("mincore on " + path, err);
-    for (unsigned char v : vec)
-        r.resident += v & 1;
+    if (rc != 0) return errno_error("mincore on " + path, err);
+    for (unsigned char v : vec) r.resident += v & 1;
     return r;
 }
 
-Result<Residency> evict(const std::string& path)
-{
+Result<Residency> evict(const std::string& path) {
     {
         UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!fd)
-            return errno_error("cannot open " + path);
-        if (fdatasync(fd.get()) != 0)
-            return errno_error("cannot sync " + path);
+        if (!fd) return errno_error("cannot open " + path);
+        if (fdatasync(fd.get()) != 0) return errno_error("cannot sync " + path);
         if (int e = posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED); e != 0)
             return errno_error("posix_fadvise(DONTNEED) on " + path, e);
     }
     return residency(path);
 }
 
-Result<Residency> warm_up(const std::string& path)
-{
+Result<Residency> warm_up(const std::string& path) {
     {
         UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!fd)
-            return errno_error("cannot open " + path);
+        if (!fd) return errno_error("cannot open " + path);
         std::vector<char> buf(1 << 16);
         ssize_t n;
         while ((n = read(fd.get(), buf.data(), buf.size())) > 0) {
         }
-        if (n < 0)
-            return errno_error("cannot read " + path);
+        if (n < 0) return errno_error("cannot read " + path);
     }
     return residency(path);
 }
 
-void remove_scratch(const std::string& dir)
-{
+void remove_scratch(const std::string& dir) {
     // Only what the self-test creates: a flat directory of its own files.
     if (DIR* d = opendir(dir.c_str())) {
         while (dirent* e = readdir(d))

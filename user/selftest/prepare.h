@@ -14,10 +14,10 @@
 namespace iolens::selftest {
 
 struct Storage {
-    std::string fs_type;      // "ext4", "tmpfs", ... or "0x<magic>"
-    bool memory_backed = false;  // tmpfs/ramfs: pages are the storage, nothing is ever read from a disk
-    bool block_device = false;   // the file system sits on a block device of this machine
-    std::string device;          // "vda" (from /sys/dev/block) when block_device
+    std::string fs_type;          // "ext4", "tmpfs", ... or "0x<magic>"
+    bool memory_backed = false;   // tmpfs/ramfs: pages are the storage, nothing is ever read from a disk
+    bool block_device = false;    // the file system sits on a block device of this machine
+    std::string device;           // "vda" (from /sys/dev/block) when block_device
     std::string no_block_reason;  // why block_device is false
 };
 

@@ -24,7 +24,7 @@ inline constexpr uint64_t kColdFileSize = 2ull << 20;  // page aligned: misses a
 inline constexpr uint64_t kColdChunk = 64ull << 10;
 
 struct ReadRun {
-    uint64_t size = 0;   // bytes asked for (and returned: the file is big enough)
+    uint64_t size = 0;  // bytes asked for (and returned: the file is big enough)
     uint64_t count = 0;
     bool positional = false;  // pread() at an odd offset instead of read()
 };
@@ -38,7 +38,7 @@ struct WorkerPlan {
     bool stat_and_rewind = false;  // then fstat()s it and lseek()s back to 0
     std::vector<ReadRun> reads;    // then reads it, run by run
     bool read_to_eof = false;      // then one read() more, which returns 0
-    uint64_t write_size = 0;       // write_count > 0: creates out_<role>.bin, write()s it, fsync()s and closes it
+    uint64_t write_size = 0;  // write_count > 0: creates out_<role>.bin, write()s it, fsync()s and closes it
     uint64_t write_count = 0;
     bool judge_read_sizes = true;  // whether the read-size histogram is a check of its own
 };
@@ -63,14 +63,14 @@ model::Histogram expected_read_sizes(const WorkerPlan& w);
 enum class Where {
     WorkloadStatus,  // the driver's exit status (from the run, not the report)
     LostEvents,
-    Processes,       // processes in the report
-    Parent,          // a worker's parent pid; expected: the driver's, known at run time
-    ProcessOp,       // a worker's calls or bytes of one class
-    ReadSizes,       // a worker's read-size histogram
-    FileOp,          // a file's calls or bytes of one class
-    FileCacheHits,   // a file's page-cache hit bytes
+    Processes,      // processes in the report
+    Parent,         // a worker's parent pid; expected: the driver's, known at run time
+    ProcessOp,      // a worker's calls or bytes of one class
+    ReadSizes,      // a worker's read-size histogram
+    FileOp,         // a file's calls or bytes of one class
+    FileCacheHits,  // a file's page-cache hit bytes
     FileCacheMisses,
-    BlockReads,      // block-layer read bytes charged to a worker
+    BlockReads,  // block-layer read bytes charged to a worker
 };
 enum class Field { Calls, Bytes };
 // What the run must have set up for a figure to mean anything.

@@ -18,8 +18,7 @@ struct Tally {
     size_t pass = 0, fail = 0, unavailable = 0;
 };
 
-Tally tally(const Outcome& o)
-{
+Tally tally(const Outcome& o) {
     Tally t;
     for (const auto& c : o.checks)
         (c.verdict == Verdict::Pass ? t.pass : c.verdict == Verdict::Fail ? t.fail : t.unavailable)++;
@@ -28,8 +27,7 @@ Tally tally(const Outcome& o)
 
 }  // namespace
 
-void print_outcome(const Outcome& o)
-{
+void print_outcome(const Outcome& o) {
     std::printf("\nself-test directory %s (%s%s)\n", o.scratch_dir.c_str(), o.storage.fs_type.c_str(),
                 o.storage.block_device ? (", block device " + o.storage.device).c_str() : "");
     if (!o.probes.empty()) {
@@ -47,19 +45,17 @@ void print_outcome(const Outcome& o)
     std::printf("\n%-*s  %-*s  %-*s  %s\n", name_w, "check", value_w, "expected", value_w, "got", "verdict");
     for (const auto& c : o.checks) {
         std::string v = verdict_name(c.verdict);
-        if (!c.reason.empty())
-            v += " (" + c.reason + ")";
+        if (!c.reason.empty()) v += " (" + c.reason + ")";
         std::printf("%-*s  %-*s  %-*s  %s\n", name_w, c.name.c_str(), value_w,
-                    c.expected.empty() ? "-" : c.expected.c_str(), value_w, c.got.empty() ? "-" : c.got.c_str(),
-                    v.c_str());
+                    c.expected.empty() ? "-" : c.expected.c_str(), value_w,
+                    c.got.empty() ? "-" : c.got.c_str(), v.c_str());
     }
     auto t = tally(o);
-    std::printf("\nself-test %s: %zu passed, %zu failed, %zu unavailable\n", passed(o) ? "PASSED" : "FAILED", t.pass,
-                t.fail, t.unavailable);
+    std::printf("\nself-test %s: %zu passed, %zu failed, %zu unavailable\n", passed(o) ? "PASSED" : "FAILED",
+                t.pass, t.fail, t.unavailable);
 }
 
-nlohmann::json outcome_json(const Outcome& o, const probes::Features& f)
-{
+nlohmann::json outcome_json(const Outcome& o, const probes::Features& f) {
     nlohmann::json j;
     j["kernel"] = f.kernel_release;
     j["verdict"] = passed(o) ? "pass" : "fail";
@@ -83,9 +79,9 @@ nlohmann::json outcome_json(const Outcome& o, const probes::Features& f)
                              {"degraded", p.degraded}});
     j["probes"] = nlohmann::json::array();
     for (const auto& p : o.probes)
-        j["probes"].push_back({{"family", p.name}, {"attached", p.attached}, {"hook", p.hook}, {"reason", p.reason}});
-    if (!o.record_error.empty())
-        j["record_error"] = o.record_error;
+        j["probes"].push_back(
+            {{"family", p.name}, {"attached", p.attached}, {"hook", p.hook}, {"reason", p.reason}});
+    if (!o.record_error.empty()) j["record_error"] = o.record_error;
     j["checks"] = nlohmann::json::array();
     for (const auto& c : o.checks)
         j["checks"].push_back({{"name", c.name},
@@ -97,8 +93,7 @@ nlohmann::json outcome_json(const Outcome& o, const probes::Features& f)
     return j;
 }
 
-Result<void> write_json_file(const std::string& path, bool force, const nlohmann::json& j)
-{
+Result<void> write_json_file(const std::string& path, bool force, const nlohmann::json& j) {
     return write_output_file(path, force, "the self-test verdict", json_dump(j, 2) + "\n");
 }
 

@@ -28,73 +28,60 @@ struct Pipes {
 
 // A worker that fails says so on stderr and exits 1; the self-test then
 // reports the workload as failed instead of comparing counts.
-[[noreturn]] void die(char role, const char* what)
-{
+[[noreturn]] void die(char role, const char* what) {
     char msg[256];
-    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what, errno_text().c_str());
+    int n = std::snprintf(msg, sizeof(msg), "iolens self-test worker %c: %s: %s\n", role, what,
+                          errno_text().c_str());
     (void)!write(2, msg, static_cast<size_t>(n));
     _exit(1);
 }
 
 // Moves exactly n bytes through a pipe (a pipe read may return less).
-bool read_full(int fd, char* p, size_t n)
-{
+bool read_full(int fd, char* p, size_t n) {
     while (n) {
         ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
         p += r;
         n -= static_cast<size_t>(r);
     }
     return true;
 }
 
-void pipe_in(char role, const Pipes& p, uint64_t messages, uint64_t size)
-{
+void pipe_in(char role, const Pipes& p, uint64_t messages, uint64_t size) {
     for (uint64_t i = 0; i < messages; i++)
-        if (!read_full(p.to_worker[0], g_buf, size))
-            die(role, "reading the driver's pipe");
+        if (!read_full(p.to_worker[0], g_buf, size)) die(role, "reading the driver's pipe");
 }
 
-void pipe_out(char role, const Pipes& p, uint64_t messages, uint64_t size)
-{
+void pipe_out(char role, const Pipes& p, uint64_t messages, uint64_t size) {
     std::memset(g_buf, role, size);
     for (uint64_t i = 0; i < messages; i++)
         if (write(p.from_worker[1], g_buf, size) != static_cast<ssize_t>(size))
             die(role, "writing the driver's pipe");
 }
 
-void close_pipes(char role, const Pipes& p)
-{
-    if (close(p.to_worker[0]) != 0 || close(p.from_worker[1]) != 0)
-        die(role, "closing its pipe ends");
+void close_pipes(char role, const Pipes& p) {
+    if (close(p.to_worker[0]) != 0 || close(p.from_worker[1]) != 0) die(role, "closing its pipe ends");
 }
 
 // Does the worker's plan, syscall by syscall: each one below is a figure of
 // selftest/scenario.cpp's expected(), which reads the same plan.
-[[noreturn]] void worker(const std::string& dir, const WorkerPlan& w, const Pipes& p)
-{
+[[noreturn]] void worker(const std::string& dir, const WorkerPlan& w, const Pipes& p) {
     pipe_in(w.role, p, w.pipe_messages, w.pipe_message_size);
     const std::string name = w.file;
     int fd = open((dir + "/" + name).c_str(), O_RDONLY);
-    if (fd < 0)
-        die(w.role, ("opening " + name).c_str());
+    if (fd < 0) die(w.role, ("opening " + name).c_str());
     if (w.stat_and_rewind) {
-        struct stat st{};
-        if (fstat(fd, &st) != 0)
-            die(w.role, ("fstat of " + name).c_str());
-        if (lseek(fd, 0, SEEK_SET) != 0)
-            die(w.role, ("lseek on " + name).c_str());
+        struct stat st {};
+        if (fstat(fd, &st) != 0) die(w.role, ("fstat of " + name).c_str());
+        if (lseek(fd, 0, SEEK_SET) != 0) die(w.role, ("lseek on " + name).c_str());
     }
     for (const auto& r : w.reads) {
         for (uint64_t i = 0; i < r.count; i++) {
             // Odd offsets for pread, inside the first MiB (the file has 4).
             ssize_t n = r.positional ? pread(fd, g_buf, r.size, static_cast<off_t>(7 + i * 3 * r.size))
                                      : read(fd, g_buf, r.size);
-            if (n != static_cast<ssize_t>(r.size))
-                die(w.role, ("short read of " + name).c_str());
+            if (n != static_cast<ssize_t>(r.size)) die(w.role, ("short read of " + name).c_str());
         }
     }
     // The read at end of file asks for as much as the last run did.
@@ -104,19 +91,15 @@ void close_pipes(char role, const Pipes& p)
     }
     if (w.write_count > 0) {
         int out = open((dir + "/" + out_file(w.role)).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (out < 0)
-            die(w.role, "creating its output file");
+        if (out < 0) die(w.role, "creating its output file");
         std::memset(g_buf, w.role, w.write_size);
         for (uint64_t i = 0; i < w.write_count; i++)
             if (write(out, g_buf, w.write_size) != static_cast<ssize_t>(w.write_size))
                 die(w.role, "writing its output file");
-        if (fsync(out) != 0)
-            die(w.role, "fsync of its output file");
-        if (close(out) != 0)
-            die(w.role, "closing its output file");
+        if (fsync(out) != 0) die(w.role, "fsync of its output file");
+        if (close(out) != 0) die(w.role, "closing its output file");
     }
-    if (close(fd) != 0)
-        die(w.role, ("closing " + name).c_str());
+    if (close(fd) != 0) die(w.role, ("closing " + name).c_str());
     pipe_out(w.role, p, w.pipe_messages, w.pipe_message_size);
     close_pipes(w.role, p);
     _exit(0);
@@ -130,8 +113,7 @@ struct Started {
 
 }  // namespace
 
-int run_workload(const std::string& dir, int report_fd)
-{
+int run_workload(const std::string& dir, int report_fd) {
     std::vector<Started> workers;
     bool ok = true;
     for (const auto& w : selftest::workers()) {
@@ -147,8 +129,7 @@ int run_workload(const std::string& dir, int report_fd)
             ok = false;
             break;
         }
-        if (s.pid == 0)
-            worker(dir, w, s.pipes);
+        if (s.pid == 0) worker(dir, w, s.pipes);
         workers.push_back(s);
     }
 
@@ -159,13 +140,11 @@ int run_workload(const std::string& dir, int report_fd)
         const uint64_t size = s.plan->pipe_message_size;
         std::memset(msg, 'd', size);
         for (uint64_t i = 0; i < s.plan->pipe_messages; i++)
-            if (write(s.pipes.to_worker[1], msg, size) != static_cast<ssize_t>(size))
-                ok = false;
+            if (write(s.pipes.to_worker[1], msg, size) != static_cast<ssize_t>(size)) ok = false;
     }
     for (auto& s : workers)
         for (uint64_t i = 0; i < s.plan->pipe_messages; i++)
-            if (!read_full(s.pipes.from_worker[0], msg, s.plan->pipe_message_size))
-                ok = false;
+            if (!read_full(s.pipes.from_worker[0], msg, s.plan->pipe_message_size)) ok = false;
 
     std::string lines;
     for (auto& s : workers) {
@@ -174,7 +153,8 @@ int run_workload(const std::string& dir, int report_fd)
         }
         int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         ok = ok && status == 0;
-        lines += std::string(1, s.plan->role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
+        lines +=
+            std::string(1, s.plan->role) + " " + std::to_string(s.pid) + " " + std::to_string(status) + "\n";
     }
     if (write(report_fd, lines.data(), lines.size()) != static_cast<ssize_t>(lines.size())) {
         std::fprintf(stderr, "iolens self-test: cannot report the worker pids: %s\n", errno_text().c_str());

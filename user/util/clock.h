@@ -7,8 +7,7 @@
 
 namespace iolens {
 
-inline uint64_t clock_ns(clockid_t clock)
-{
+inline uint64_t clock_ns(clockid_t clock) {
     timespec ts{};
     clock_gettime(clock, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);

@@ -9,9 +9,13 @@
 
 namespace iolens {
 
-inline std::string errno_text(int err = errno) { return std::generic_category().message(err < 0 ? -err : err); }
+inline std::string errno_text(int err = errno) {
+    return std::generic_category().message(err < 0 ? -err : err);
+}
 
 // "<what>: <errno text>", as an Error.
-inline Error errno_error(const std::string& what, int err = errno) { return make_error(what + ": " + errno_text(err)); }
+inline Error errno_error(const std::string& what, int err = errno) {
+    return make_error(what + ": " + errno_text(err));
+}
 
 }  // namespace iolens

@@ -11,10 +11,8 @@ public:
     UniqueFd() = default;
     explicit UniqueFd(int fd) : fd_(fd) {}
     UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    UniqueFd& operator=(UniqueFd&& o) noexcept
-    {
-        if (this != &o)
-            reset(std::exchange(o.fd_, -1));
+    UniqueFd& operator=(UniqueFd&& o) noexcept {
+        if (this != &o) reset(std::exchange(o.fd_, -1));
         return *this;
     }
     UniqueFd(const UniqueFd&) = delete;
@@ -27,10 +25,8 @@ public:
     // Gives the descriptor up without closing it.
     int release() { return std::exchange(fd_, -1); }
     // Closes the current descriptor (if any) and takes fd.
-    void reset(int fd = -1)
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
+    void reset(int fd = -1) {
+        if (fd_ >= 0) ::close(fd_);
         fd_ = fd;
     }
 

@@ -63,6 +63,7 @@ Result<void> check_output_path(const std::string& path, bool force, std::string_
 bool same_file(const std::string& a, const std::string& b);
 
 // Writes text to path through an OutputFile and commits it.
-Result<void> write_output_file(const std::string& path, bool force, std::string_view what, std::string_view text);
+Result<void> write_output_file(const std::string& path, bool force, std::string_view what,
+                               std::string_view text);
 
 }  // namespace iolens

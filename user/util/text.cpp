@@ -9,8 +9,7 @@ namespace {
 // Code points a terminal acts on or that reorder text: C1 controls and the
 // bidirectional overrides ("Trojan Source").
 bool unsafe_code_point(uint32_t cp) {
-    return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-           (cp >= 0x2066 && cp <= 0x2069);
+    return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 void escape_bytes(std::string& out, std::string_view bytes) {
@@ -25,10 +24,14 @@ size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
     const unsigned char c = b(0);
     size_t n;
     unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else
+        return 0;
     if (i + n > s.size()) return 0;
     for (size_t k = 1; k < n; ++k) {
         const unsigned char x = b(k);
