@@ -148,6 +148,19 @@ TEST(HistogramPercentile, SingleValueIsExact) {
     EXPECT_EQ(h.sum(), 42000u);
 }
 
+TEST(HistogramPercentile, NeverOutsideTheObservedRangeAfterMerges) {
+    // Reads all exactly 65,536 bytes: p99 is 65,536 (it printed 67,584, the
+    // sub-bucket's midpoint), also when the histogram is a merge of others
+    // (per process into totals, sparse into dense).
+    Histogram a, b, total;
+    for (int i = 0; i < 5000; ++i) a.add(65536);
+    b.add(65536, 3);
+    total.merge(a);
+    total.merge(b);
+    for (const Histogram* h : {&a, &b, &total})
+        for (double q : {0.01, 0.5, 0.9, 0.99, 0.999}) EXPECT_EQ(h->percentile(q), 65536u) << q;
+}
+
 TEST(HistogramPercentile, SmallValuesAreExact) {
     Histogram h;
     for (uint64_t v = 0; v < 16; ++v) h.add(v);
