@@ -97,6 +97,37 @@ TEST(StartOrder, StableStartOrderWithinTheBufferElseFlagsIt) {
     EXPECT_FALSE(small.in_order());
 }
 
+TEST(StallSweep, AsyncRequestsAreNoThreadsWait) {
+    // The main thread keeps io_uring reads in flight (1 ms each, back to back)
+    // and makes one 10 us pread: only the pread is its I/O time.
+    std::vector<CallEvent> calls;
+    for (int i = 0; i < 10; ++i) {
+        iolens_syscall_rec r{};
+        r.op = IOLENS_OP_READ;
+        r.flags = IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR | (IOLENS_PATH_IO_URING << IOLENS_SC_PATH_SHIFT);
+        r.pid = r.tid = 100;
+        r.start_ns = 1'000'000 + uint64_t(i) * 1'000'000;
+        r.duration_ns = 1'000'000;
+        r.ret = 4096;
+        calls.push_back(make_call_event(r, std::nullopt, 0));
+        EXPECT_TRUE(calls.back().has(CallEvent::kAsync));
+    }
+    iolens_syscall_rec r{};
+    r.op = IOLENS_OP_READ;
+    r.flags = IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR;
+    r.pid = r.tid = 100;
+    r.start_ns = 20'000'000;
+    r.duration_ns = 10'000;
+    r.ret = 4096;
+    calls.push_back(make_call_event(r, std::nullopt, 0));
+    EXPECT_FALSE(calls.back().has(CallEvent::kAsync));
+    std::vector<const CallEvent*> ptrs;
+    for (const auto& c : calls) ptrs.push_back(&c);
+    const RankStalls got = rank_stalls(ptrs, {100}, {}, {{0, 30'000'000}});
+    EXPECT_EQ(got.io_ns, 10'000u);
+    EXPECT_EQ(got.critical_ns, 10'000u);
+}
+
 TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
     std::mt19937_64 rng(3);
     std::vector<CallEvent> calls;
@@ -120,9 +151,11 @@ TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
     windows.back().end -= t / 20;
     const RankStalls got = rank_stalls(ptrs, roots, off, windows);
 
-    // The definition, computed the plain way.
+    // The definition, computed the plain way: every call but the async
+    // requests (no thread waits through them).
     std::vector<Interval> io, main_io;
     for (const auto& c : calls) {
+        if (c.has(CallEvent::kAsync)) continue;
         io.push_back({c.start_ns, c.start_ns + c.duration_ns});
         if (c.tid == c.pid && (c.pid == 100 || c.pid == 102)) main_io.push_back(io.back());
     }
@@ -142,7 +175,8 @@ TEST(StallSweep, EqualsTheUnionOfSortedIntervals) {
     for (const auto& th : got.threads) {
         std::vector<Interval> mine;
         for (const auto& c : calls)
-            if (c.pid == th.pid && c.tid == th.tid) mine.push_back({c.start_ns, c.start_ns + c.duration_ns});
+            if (c.pid == th.pid && c.tid == th.tid && !c.has(CallEvent::kAsync))
+                mine.push_back({c.start_ns, c.start_ns + c.duration_ns});
         EXPECT_EQ(th.io_ns, IntervalSet(mine).measure()) << th.pid << "/" << th.tid;
         thread_sum += th.io_ns;
     }

@@ -16,8 +16,9 @@ struct CallEvent {
         kOffsetZero = 1u << 3,   // a read/write that started at offset 0
         kCountedRead = 1u << 4,  // is_counted_read with page-cache fields: cache_read() applies
         kDirect = 1u << 5,       // with kCountedRead: an O_DIRECT read (its bytes are direct_bytes)
+        kAsync = 1u << 6,        // an AIO or io_uring request: submission to completion, no thread waited
     };
-    static constexpr uint32_t kNoFile = (1u << 22) - 1;
+    static constexpr uint32_t kNoFile = (1u << 21) - 1;
 
     uint64_t start_ns = 0;
     uint64_t duration_ns = 0;
@@ -29,11 +30,11 @@ struct CallEvent {
     uint32_t readahead_bytes = 0;
     uint32_t pid = 0;
     uint32_t tid = 0;
-    uint32_t packed = 0;  // op:4 | flags:6 | file index:22 (kNoFile: none, or > 4M files)
+    uint32_t packed = 0;  // op:4 | flags:7 | file index:21 (kNoFile: none, or > 2M files)
 
     int op() const { return static_cast<int>(packed & 0xf); }
-    uint32_t flags() const { return (packed >> 4) & 0x3f; }
-    uint32_t file() const { return packed >> 10; }
+    uint32_t flags() const { return (packed >> 4) & 0x7f; }
+    uint32_t file() const { return packed >> 11; }
     bool has(Flag f) const { return flags() & f; }
     CacheRead cache_read() const {
         if (has(kDirect)) return {0, 0, 0, blocked_ns, bytes};

@@ -48,8 +48,10 @@ CallEvent make_call_event(const iolens_syscall_rec& r, const std::optional<Cache
         e.miss_bytes = sat32(cache->miss_bytes);
         e.readahead_bytes = sat32(cache->readahead_bytes);
     }
+    const int path = (r.flags & IOLENS_SC_PATH_MASK) >> IOLENS_SC_PATH_SHIFT;
+    if (path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING) flags |= CallEvent::kAsync;
     e.packed =
-        (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) | (std::min(file_index, CallEvent::kNoFile) << 10);
+        (static_cast<uint32_t>(r.op) & 0xf) | (flags << 4) | (std::min(file_index, CallEvent::kNoFile) << 11);
     return e;
 }
 

@@ -51,6 +51,11 @@ void StallSweep::extend(Sweep& u, uint64_t s, uint64_t e, Measure& whole, Measur
 }
 
 void StallSweep::add(const CallEvent& c) {
+    // An async request's time (submission to completion) is not time its
+    // thread spent waiting: a loader that keeps 16 io_uring reads in flight
+    // while it computes is not stalled. (Its waits inside io_getevents or
+    // io_uring_enter are not file-I/O calls, so they are not counted either.)
+    if (c.has(CallEvent::kAsync)) return;
     const uint64_t s = c.start_ns, e = c.start_ns + c.duration_ns;
     extend(io_, s, e, io_m_, io_off_m_);
     if (c.tid == c.pid && std::binary_search(roots_.begin(), roots_.end(), c.pid))
