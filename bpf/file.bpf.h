@@ -251,4 +251,55 @@ static __always_inline void iolens_file_path(struct file *file, struct iolens_fi
 	rec->path_len = w.off;
 }
 
+#define IOLENS_MAX_IOVECS 16
+
+/* Total bytes described by an iovec array in user memory (first IOLENS_MAX_IOVECS): the
+ * vector syscalls, AIO's PREADV/PWRITEV and io_uring's READV/WRITEV. */
+static __always_inline __u64 iov_total(__u64 uptr, __u64 count, __u8 *flags)
+{
+	__u64 total = 0;
+
+	if (count > IOLENS_MAX_IOVECS) {
+		*flags |= IOLENS_SC_IOV_TRUNC;
+		count = IOLENS_MAX_IOVECS;
+	}
+	for (int i = 0; i < IOLENS_MAX_IOVECS; i++) {
+		struct iovec iov;
+
+		if (i >= count)
+			break;
+		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uptr + i * sizeof(iov))))
+			break;
+		total += iov.iov_len;
+	}
+	return total;
+}
+
+/* A file record for file (its identity in info, its path walked now): what an
+ * open announces. */
+static __always_inline void emit_file_record(struct file *file, __u32 tgid, struct iolens_file_info *info,
+                                             __u64 now)
+{
+	__u32 zero = 0;
+	struct iolens_file_scratch *s = bpf_map_lookup_elem(&iolens_file_scratch_map, &zero);
+	__u64 size;
+
+	if (!s)
+		return;
+	s->rec.hdr.type = IOLENS_REC_FILE;
+	s->rec.flags = 0;
+	s->rec.pid = tgid;
+	s->rec.dev = info->dev;
+	s->rec.ino = info->ino;
+	s->rec.mode = info->mode;
+	s->rec.size = info->size;
+	s->rec.ts_ns = now;
+	iolens_file_path(file, &s->rec);
+	size = offsetof(struct iolens_file_rec, path) + (s->rec.path_len & (IOLENS_PATH_BYTES - 1));
+	s->rec.hdr.size = size;
+	if (size > sizeof(s->rec))
+		return;
+	iolens_output(&s->rec, size, false);
+}
+
 #endif /* IOLENS_FILE_BPF_H */

@@ -19,7 +19,6 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define MAP_ANONYMOUS_FLAG 0x20
-#define MAX_IOVECS 16
 /* Copy calls are classified under this BPF-only class at entry; at exit each
  * becomes a read record of its source and a write record of its destination
  * (IOLENS_PATH_COPY). */
@@ -193,52 +192,6 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool btf_
 	st->active = 1;
 	st->start_ns = bpf_ktime_get_ns(); /* last: time the call, not our bookkeeping */
 	return 0;
-}
-
-/* Total bytes described by an iovec array in user memory (first MAX_IOVECS). */
-static __always_inline __u64 iov_total(__u64 uptr, __u64 count, __u8 *flags)
-{
-	__u64 total = 0;
-
-	if (count > MAX_IOVECS) {
-		*flags |= IOLENS_SC_IOV_TRUNC;
-		count = MAX_IOVECS;
-	}
-	for (int i = 0; i < MAX_IOVECS; i++) {
-		struct iovec iov;
-
-		if (i >= count)
-			break;
-		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uptr + i * sizeof(iov))))
-			break;
-		total += iov.iov_len;
-	}
-	return total;
-}
-
-static __always_inline void emit_file_record(struct file *file, __u32 tgid, struct iolens_file_info *info,
-                                             __u64 now)
-{
-	__u32 zero = 0;
-	struct iolens_file_scratch *s = bpf_map_lookup_elem(&iolens_file_scratch_map, &zero);
-	__u64 size;
-
-	if (!s)
-		return;
-	s->rec.hdr.type = IOLENS_REC_FILE;
-	s->rec.flags = 0;
-	s->rec.pid = tgid;
-	s->rec.dev = info->dev;
-	s->rec.ino = info->ino;
-	s->rec.mode = info->mode;
-	s->rec.size = info->size;
-	s->rec.ts_ns = now;
-	iolens_file_path(file, &s->rec);
-	size = offsetof(struct iolens_file_rec, path) + (s->rec.path_len & (IOLENS_PATH_BYTES - 1));
-	s->rec.hdr.size = size;
-	if (size > sizeof(s->rec))
-		return;
-	iolens_output(&s->rec, size, false);
 }
 
 /* What the exit probe works out about a call before emitting its record. */

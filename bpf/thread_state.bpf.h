@@ -59,6 +59,11 @@ struct iolens_thread_state {
 	__u64 copy_dst_ino;
 	__u32 copy_dst_dev;
 	__u32 pad3;
+	/* The pages the syscall asked for, [ra_req_lo, ra_req_hi), as the
+	 * readahead tracepoints tell them (set at the call's first readahead,
+	 * when ra_sync + ra_async is 0): pages it adds outside are readahead. */
+	__u64 ra_req_lo;
+	__u64 ra_req_hi;
 #ifndef IOLENS_LEGACY
 	/* Syscall records waiting to go to the ring buffer together
 	 * (bpf/call_batch.bpf.h). Not in the legacy build, whose state lives

@@ -61,15 +61,30 @@ enum iolens_pagecache_kind {
 	/* Pages of a file a tracked process opened or faulted on, removed from
 	 * the page cache (reclaim, truncation, drop_caches), by any task. */
 	IOLENS_PC_EVICT = 2,
+	/* Written when recording stops: pages the traced job read ahead during
+	 * the capture that are still in the page cache (first_ns: when the
+	 * earliest was added). Whether the job read them is the model's
+	 * judgement (docs/findings.md, readahead_waste). */
+	IOLENS_PC_RESIDENT = 3,
 };
 
 /* struct iolens_pagecache_rec.flags */
 enum iolens_pagecache_flags {
 	IOLENS_PCF_MAJOR_FAULT = 1 << 0,  /* FAULT_IN: the first page brought in by a
 	                                   * file page fault (counts one major fault) */
-	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT: brought in by the traced job
-	                                   * during the capture and never accessed
-	                                   * (read ahead, or faulted around, unused) */
+	IOLENS_PCF_UNREFERENCED = 1 << 1, /* EVICT, recordings before readahead
+	                                   * tracking only: the page's referenced
+	                                   * flag was clear when it left the cache
+	                                   * (reclaim clears it, so it says little;
+	                                   * no longer written) */
+	IOLENS_PCF_READAHEAD = 1 << 2,    /* EVICT, RESIDENT: ra_bytes of the range
+	                                   * were read ahead by the traced job during
+	                                   * the capture (past what its read asked
+	                                   * for), the earliest at first_ns */
+	IOLENS_PCF_BY_JOB = 1 << 3,       /* EVICT: removed by a thread of a traced
+	                                   * process outside memory reclaim (its own
+	                                   * POSIX_FADV_DONTNEED, truncate, unlink,
+	                                   * O_DIRECT write): not memory pressure */
 };
 
 /* struct iolens_block_rec.op */
@@ -180,7 +195,13 @@ enum iolens_file_flags {
 	  "5.17): not followed")                                                                             \
 	X(IOU_MAP_FULL, 13, "io_uring_request_map_full", 1,                                                  \
 	  "an io_uring request could not be followed: the in-flight map (65,536) was full when it was "      \
-	  "submitted")
+	  "submitted")                                                                                       \
+	X(PC_BUDGET, 14, "pagecache_over_budget", 1,                                                         \
+	  "page-cache records (runs of folios faulted in or evicted) past a CPU's budget (8,192 per 100 "    \
+	  "ms): their bytes are missing from the fault and eviction totals")                                 \
+	X(PC_READAHEAD_FULL, 15, "readahead_watch_full", 0,                                                  \
+	  "read-ahead folios not followed to their eviction: the watch map (131,072 folios) was full (the "  \
+	  "readahead never read can only be undercounted)")
 
 enum iolens_counter {
 #define IOLENS_COUNTER_ENUM(id, value, name, loss, meaning) IOLENS_CNT_##id = value,
@@ -285,8 +306,18 @@ struct iolens_pagecache_rec {
 	__u64 ino;
 	__u64 bytes; /* 4096 << folio order */
 	__u64 ts_ns;
-	__u64 index; /* page offset of the folio in the file */
+	__u64 index; /* page offset of the first folio in the file */
+	/* --- since runs (IOLENS_PAGECACHE_REC_V1_SIZE bytes before): one
+	 * record covers a run of folios of one file by one thread, `bytes` in
+	 * all; with IOLENS_PCF_READAHEAD they are adjacent, pages [index,
+	 * index + bytes/4096); without it index is the first folio's --- */
+	__u64 first_ns; /* READAHEAD: when the earliest read-ahead folio of the run was added */
+	__u64 ra_bytes; /* READAHEAD: bytes of the run read ahead by the job */
+	__u32 majors;   /* FAULT_IN: major faults in the run */
+	__u32 folios;   /* folios in the run */
 };
+/* Size of a page-cache record before runs: one folio, majors from the flag. */
+#define IOLENS_PAGECACHE_REC_V1_SIZE 56
 
 /* One completed block request, system wide, charged to the tracked process
  * that submitted it (pid 0: another process, the kernel, or unknown). */
@@ -339,7 +370,7 @@ IOLENS_STATIC_ASSERT(sizeof(struct iolens_syscall_rec) == 104, "syscall_rec size
 IOLENS_STATIC_ASSERT(__builtin_offsetof(struct iolens_syscall_rec, cache_in_bytes) ==
                              IOLENS_SYSCALL_REC_V1_SIZE,
                      "the short syscall record ends where the page-cache fields begin");
-IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 56, "pagecache_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_pagecache_rec) == 80, "pagecache_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_block_rec) == 56, "block_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_marker_rec) == 24 + IOLENS_MARKER_BYTES, "marker_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_offcpu_rec) == 32, "offcpu_rec size");

@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "support.h"
 
 namespace iolens::test {
@@ -248,6 +250,83 @@ TEST_F(IoUring, WritesToAFixedFileResolveToItsPath) {
                      "32", "--fixed"});
     if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
     expect_uring(j, "write", kSize / 8192, 8192);
+}
+
+TEST_F(IoUring, ReadvRequestsCountTheirIovecs) {
+    auto j =
+        record({workload_bin(), "uring", "--file", src, "--chunk", "8192", "--depth", "4", "--vectored"});
+    if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
+    expect_uring(j, "read", kSize / 8192, 8192);  // requested_bytes: the two iovecs summed
+}
+
+TEST_F(IoUring, OpenStatxAndCloseByTheRing) {
+    auto j = record({workload_bin(), "uring", "--file", src, "--chunk", "4096", "--depth", "8", "--ring-meta",
+                     "--op", "write", "--vectored"});
+    if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
+    expect_uring(j, "write", kSize / 4096, 4096);
+    const auto& u = j["paths"]["io_uring"];
+    EXPECT_EQ(u["open"]["calls"], 1);
+    EXPECT_EQ(u["open"]["errors"], 0);
+    EXPECT_EQ(u["stat"]["calls"], 1);
+    EXPECT_EQ(u["close"]["calls"], 1);
+    // The workload's only syscall-path calls of these classes: the ring's close.
+    EXPECT_EQ(j["totals"]["open"]["calls"], 1);
+    EXPECT_EQ(j["totals"]["stat"]["calls"], 1);
+    EXPECT_EQ(j["totals"]["close"]["calls"], 2);
+    // The file opened by the ring is named (file record at completion) and
+    // its open and close are its own.
+    auto f = file_entry(j, src);
+    EXPECT_EQ(f["ops"]["open"]["calls"], 1);
+    EXPECT_EQ(f["ops"]["close"]["calls"], 1);
+    EXPECT_EQ(f["ops"]["stat"]["calls"], 0);  // statx by path: per process only
+    EXPECT_EQ(f["paths"]["io_uring"]["open"]["calls"], 1);
+    EXPECT_EQ(f["paths"]["io_uring"]["close"]["calls"], 1);
+    EXPECT_EQ(f["size"], kSize);
+}
+
+// The queue depth a job reached: one request at a time is depth 1 exactly
+// (and the shallow_async finding says so); D per io_uring_enter is deeper.
+TEST_F(IoUring, QueueDepthOneVersusEight) {
+    const std::string big = dir / "big.bin";
+    constexpr uint64_t kBig = 8 << 20, kChunk = 4096;
+    ASSERT_EQ(run({workload_bin(), "make-file", "--file", big, "--size", std::to_string(kBig)}).exit_status,
+              0);
+    const auto run_depth = [&](const char* depth) {
+        return record(
+            {workload_bin(), "uring", "--file", big, "--chunk", "4096", "--depth", depth, "--direct"});
+    };
+    auto d1 = run_depth("1");
+    if (auto why = missing(d1); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
+    auto d8 = run_depth("8");
+    const auto async_of = [](const nlohmann::json& j) {
+        EXPECT_EQ(j["processes"].size(), 1u);
+        return j["processes"][0].value("async", nlohmann::json::object());
+    };
+    const auto a1 = async_of(d1), a8 = async_of(d8);
+    ASSERT_TRUE(a1.contains("mean_depth")) << d1["processes"];
+    ASSERT_TRUE(a8.contains("mean_depth")) << d8["processes"];
+    std::printf("uring depth 1: mean %.3f max %llu busy %llu ns; depth 8: mean %.3f max %llu busy %llu ns\n",
+                a1["mean_depth"].get<double>(), a1["max_depth"].get<unsigned long long>(),
+                a1["busy_ns"].get<unsigned long long>(), a8["mean_depth"].get<double>(),
+                a8["max_depth"].get<unsigned long long>(), a8["busy_ns"].get<unsigned long long>());
+    for (const auto* a : {&a1, &a8}) {
+        EXPECT_EQ((*a)["requests"], kBig / kChunk);
+        EXPECT_EQ((*a)["clipped"], 0);
+    }
+    EXPECT_EQ(a1["max_depth"], 1);
+    EXPECT_DOUBLE_EQ(a1["mean_depth"].get<double>(), 1.0);
+    EXPECT_LE(a8["max_depth"].get<uint64_t>(), 8u);
+    EXPECT_GE(a8["max_depth"].get<uint64_t>(), 2u);
+    EXPECT_GT(a8["mean_depth"].get<double>(), 1.5 * a1["mean_depth"].get<double>());
+    // The file's depth is the one process's.
+    EXPECT_EQ(file_entry(d1, big)["async"]["max_depth"], 1);
+    const auto has = [](const nlohmann::json& j, const char* id) {
+        for (const auto& f : j["findings"])
+            if (f["id"] == id) return true;
+        return false;
+    };
+    EXPECT_TRUE(has(d1, "shallow_async")) << d1["findings"];
+    EXPECT_FALSE(has(d8, "shallow_async")) << d8["findings"];
 }
 
 }  // namespace

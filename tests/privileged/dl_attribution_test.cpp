@@ -197,6 +197,23 @@ TEST_F(DlAttribution, SmallRandomReadsAreFlagged) {
     }
 }
 
+// Issue #19: random 512-byte preads over 64 files of 256 KiB (312 each, 156
+// KiB returned per file) got no random_access while the rule looked only at
+// files that returned 1 MiB. Files are judged by their accesses.
+TEST_F(DlAttribution, SmallFilesReadAtRandomAreFlaggedRandom) {
+    std::string script;
+    for (int i = 0; i < 64; ++i) {
+        const std::string f = dir / ("s" + std::to_string(i) + ".bin");
+        ASSERT_EQ(
+            run({workload_bin(), "make-file", "--file", f, "--size", std::to_string(256 << 10)}).exit_status,
+            0);
+        script += std::string(workload_bin()) + " small-random --file " + f + " --count 312 --seed " +
+                  std::to_string(i + 1) + " && ";
+    }
+    auto j = record({"/bin/sh", "-c", script + "true"}, "sr");
+    EXPECT_TRUE(has_finding(j, "random_access"));
+}
+
 TEST_F(DlAttribution, ACleanPipelineIsNotFlaggedForRandomOrSmallReads) {
     make_dataset(16, 4 << 20);
     auto j =

@@ -121,6 +121,8 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+    // IOLENS_TEST_KEEP=1 keeps the directories (to read a failed test's recording).
+    if (const char* keep = std::getenv("IOLENS_TEST_KEEP"); keep && std::string(keep) == "1") return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
 }

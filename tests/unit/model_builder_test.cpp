@@ -320,18 +320,19 @@ TEST(ReportBuilderSyscalls, SequentialAndRandomPerProcess) {
     s.call({.pid = 100, .ret = 100, .requested = 4096, .offset = 8192, .ino = 7});  // seq (short)
     s.call(
         {.pid = 100, .ret = 10, .requested = 10, .offset = 8292, .ino = 7});  // seq: continues the short read
-    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 0, .ino = 7});  // random: went back
+    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 0, .ino = 7});  // seq: a new pass from 0
+    s.call({.pid = 100, .ret = 10, .requested = 10, .offset = 5, .ino = 7});  // random: went back
     s.call({.pid = 100,
             .op = IOLENS_OP_WRITE,
             .ret = 5,
             .requested = 5,
-            .offset = 10,
+            .offset = 15,
             .ino = 7});  // seq: writes share the position
     s.call({.pid = 100, .ret = 10, .requested = 10, .offset = IOLENS_NO_OFFSET, .ino = 7});  // not classified
     s.call({.pid = 100, .op = IOLENS_OP_SEEK, .ret = 0, .offset = 0, .ino = 7});             // not classified
     const Report r = build(s);
     ASSERT_EQ(r.files.size(), 1u);
-    EXPECT_EQ(r.files[0].sequential, 6u);
+    EXPECT_EQ(r.files[0].sequential, 7u);
     EXPECT_EQ(r.files[0].random, 2u);
 }
 

@@ -68,6 +68,76 @@ TEST(EpochMarkers, MultiRankStepsAndEnd) {
     EXPECT_EQ(e2.ranks[0].ops[IOLENS_OP_READ].calls, 0u);
 }
 
+TEST(EpochMarkers, EachRanksEventsGoToItsOwnMarkedEpochs) {
+    // Each rank marks its own epochs; rank 1 is slower: it marks epoch/1 at
+    // 60 ms, while rank 0 did at 40 ms. Rank 1's reads between 40 and 60 ms
+    // are the end of its epoch 0 (merged boundaries moved them into epoch 1),
+    // and its own "end" at 95 ms ends its epoch 1, not rank 0's at 80 ms.
+    DlStream s;
+    s.fork(100, 1, 1 * kMs).fork(200, 1, 1 * kMs);
+    s.marker(100, 10 * kMs, "epoch/0").marker(200, 12 * kMs, "epoch/0");
+    s.marker(100, 40 * kMs, "epoch/1").marker(200, 60 * kMs, "epoch/1");
+    s.marker(100, 80 * kMs, "end").marker(200, 95 * kMs, "end");
+    for (uint64_t t = 15; t < 40; t += 5) s.call({.pid = 100, .start = t * kMs, .ino = 1, .ret = 100});
+    for (uint64_t t = 45; t < 80; t += 5) s.call({.pid = 100, .start = t * kMs, .ino = 1, .ret = 1000});
+    for (uint64_t t = 15; t < 60; t += 5) s.call({.pid = 200, .start = t * kMs, .ino = 2, .ret = 200});
+    for (uint64_t t = 65; t < 95; t += 5) s.call({.pid = 200, .start = t * kMs, .ino = 2, .ret = 2000});
+    s.call({.pid = 200, .start = 97 * kMs, .ino = 2, .ret = 7});  // after its "end": no epoch
+    s.block(200, 50 * kMs, 4096).block(200, 85 * kMs, 512);
+    s.pagecache_fault(200, 2, 55 * kMs, 8192);
+    const auto r = test::build(s, test::dl_capture(100 * kMs, {"pagecache", "block"}), kTwoRanks);
+    ASSERT_EQ(r.epochs.size(), 2u);
+    // The epochs themselves are still the merged ones.
+    EXPECT_EQ(r.epochs[0].start_ns, 10 * kMs);
+    EXPECT_EQ(r.epochs[0].end_ns, 40 * kMs);
+    EXPECT_EQ(r.epochs[1].start_ns, 40 * kMs);
+    EXPECT_EQ(r.epochs[1].end_ns, 80 * kMs);
+    ASSERT_EQ(r.epochs[0].ranks.size(), 2u);
+    const auto& r0e0 = r.epochs[0].ranks[0];
+    const auto& r1e0 = r.epochs[0].ranks[1];
+    const auto& r0e1 = r.epochs[1].ranks[0];
+    const auto& r1e1 = r.epochs[1].ranks[1];
+    EXPECT_EQ(r0e0.ops[IOLENS_OP_READ].calls, 5u);
+    EXPECT_EQ(r0e0.ops[IOLENS_OP_READ].bytes, 500u);
+    EXPECT_EQ(r0e1.ops[IOLENS_OP_READ].calls, 7u);
+    EXPECT_EQ(r0e1.ops[IOLENS_OP_READ].bytes, 7000u);
+    EXPECT_EQ(r1e0.ops[IOLENS_OP_READ].calls, 9u);
+    EXPECT_EQ(r1e0.ops[IOLENS_OP_READ].bytes, 9u * 200);
+    EXPECT_EQ(r1e1.ops[IOLENS_OP_READ].calls, 6u);
+    EXPECT_EQ(r1e1.ops[IOLENS_OP_READ].bytes, 6u * 2000);
+    EXPECT_EQ(r1e0.block.read_bytes, 4096u);
+    EXPECT_EQ(r1e1.block.read_bytes, 512u);
+    EXPECT_EQ(r1e0.page_cache.fault_bytes, 8192u);
+    EXPECT_EQ(r1e0.wall_ns, 48 * kMs);  // 12 to 60 ms
+    EXPECT_EQ(r1e1.wall_ns, 35 * kMs);  // 60 to 95 ms
+    EXPECT_EQ(r0e1.wall_ns, 40 * kMs);
+    // The epoch's table is the sum of its ranks'.
+    EXPECT_EQ(r.epochs[0].ops[IOLENS_OP_READ].bytes, 500u + 9u * 200);
+    EXPECT_EQ(r.epochs[1].ops[IOLENS_OP_READ].bytes, 7000u + 6u * 2000);
+}
+
+TEST(EpochMarkers, ARankThatMarksNothingTakesTheMergedWindows) {
+    std::vector<EpochWindow> global(2);
+    global[0] = {10, 40, 0, 0};
+    global[1] = {40, 80, 1, 0};
+    const std::vector<MarkerEvent> all = {
+        {10, 100, 100, "epoch/0"}, {40, 100, 100, "epoch/1"}, {80, 100, 100, "end"}};
+    const auto none = rank_marker_windows(global, {}, all, 100);
+    ASSERT_EQ(none.size(), 2u);
+    EXPECT_EQ(none[0].end_ns, 40u);
+    EXPECT_EQ(none[1].end_ns, 80u);
+    // Marking only epoch/1, late: epoch 0 from the merged start to it; the
+    // end is every process's "end" (the rank has none of its own).
+    const auto late = rank_marker_windows(global, {{60, 200, 200, "epoch/1"}}, all, 100);
+    EXPECT_EQ(late[0].start_ns, 10u);
+    EXPECT_EQ(late[0].end_ns, 60u);
+    EXPECT_EQ(late[1].start_ns, 60u);
+    EXPECT_EQ(late[1].end_ns, 80u);
+    // No "end" anywhere: the last epoch runs to last_end.
+    const auto open = rank_marker_windows(global, {{60, 200, 200, "epoch/1"}}, {}, 100);
+    EXPECT_EQ(open[1].end_ns, 100u);
+}
+
 TEST(EpochMarkers, LastEpochRunsToCaptureEnd) {
     DlStream s;
     s.fork(100, 1, 1 * kMs);

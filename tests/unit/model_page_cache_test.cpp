@@ -299,18 +299,20 @@ TEST(PageCacheModel, UnknownKindsAreSkippedAndShortRecordsAreErrors) {
 }
 
 TEST(PageCacheModel, MergeAddsEveryField) {
-    PageCacheStats a{1, 2, 3, 4, 5, 6, 7, 8, 9};
-    const PageCacheStats b{10, 20, 30, 40, 50, 60, 70, 80, 90};
+    PageCacheStats a{1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 3};
+    const PageCacheStats b{10, 20, 30, 40, 100, 50, 60, 70, 80, 90, 30};
     a.merge(b);
     EXPECT_EQ(a.hit_bytes, 11u);
     EXPECT_EQ(a.miss_bytes, 22u);
     EXPECT_EQ(a.readahead_bytes, 33u);
     EXPECT_EQ(a.readahead_unused_bytes, 44u);
+    EXPECT_EQ(a.readahead_unread_bytes, 110u);
     EXPECT_EQ(a.fault_bytes, 55u);
     EXPECT_EQ(a.major_faults, 66u);
     EXPECT_EQ(a.evicted_bytes, 77u);
     EXPECT_EQ(a.blocked_ns, 88u);
     EXPECT_EQ(a.direct_bytes, 99u);
+    EXPECT_EQ(a.evicted_by_job_bytes, 33u);
     EXPECT_EQ(a.brought_in(), 22u + 55u);
     EXPECT_DOUBLE_EQ(*a.hit_ratio(), 11.0 / (11.0 + 22.0 + 55.0 + 99.0));
 }

@@ -177,6 +177,23 @@ TEST(SelfTestChecks, AMissingWorkerFails) {
     EXPECT_EQ(c->got, "missing");
 }
 
+TEST(SelfTestChecks, APlannedFamilyThatFailsToLoadFailsNotUnavailable) {
+    // What Debian 12's 6.1 verifier did to the page-cache programs once: the
+    // plan said ready, the load was refused, and every page-cache figure
+    // came out UNAVAILABLE with the self-test passing.
+    std::map<std::string, bool> planned{{"syscalls", true}, {"pagecache", true}, {"io_uring", false}};
+    std::vector<recording::ProbeStatus> probes{
+        {"syscalls", "tp_btf/sys_enter", true, ""},
+        {"pagecache", "", false, "cannot load the pagecache BPF programs (Permission denied)"},
+        {"io_uring", "", false, "tracepoint(s) not in this kernel: io_uring_submit_req"}};
+    auto checks = load_checks(planned, probes);
+    ASSERT_EQ(checks.size(), 2u);  // io_uring is not planned here: its figures say why
+    EXPECT_EQ(checks[0].verdict, Verdict::Pass);
+    EXPECT_EQ(checks[1].name, "pagecache probe loads and attaches");
+    EXPECT_EQ(checks[1].verdict, Verdict::Fail);
+    EXPECT_NE(checks[1].reason.find("Permission denied"), std::string::npos) << checks[1].reason;
+}
+
 TEST(SelfTestScenario, ExpectedCountsFollowThePlan) {
     const auto& a = workers().at(0);
     auto e = expected(a);

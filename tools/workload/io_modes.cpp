@@ -131,4 +131,31 @@ int run_write_file(int argc, char** argv) {
     return kExitOk;
 }
 
+// Over N files of a make-dataset dataset: openat(O_RDONLY), one read(B) at
+// offset 0, close -- or, with --evict, openat, fdatasync, fadvise64(DONTNEED),
+// close (the setup step that makes them cold). A header scan: a read at page
+// 0 starts the kernel's initial readahead (4 pages for a 1-page read), which
+// the reader never uses.
+int run_head_read(int argc, char** argv) {
+    const Args args({{"dir", true}, {"files", true}, {"size", true}, {"evict", false}}, argc, argv);
+    const char* dir = args.text("dir");
+    const uint64_t files = args.number("files", 1, uint64_t{1} << 32);
+    const uint64_t size = args.number_or("size", 4096, 1, kMaxIo);
+    const bool evict = args.flag("evict");
+    uint8_t* buf = alloc_aligned(size);
+    for (uint64_t i = 0; i < files; ++i) {
+        const std::string path = sample_path(dir, i);
+        const int fd = open_for_read(path.c_str());
+        if (evict) {
+            if (sc::fdatasync(fd) != 0) fail_errno(errno, "cannot fdatasync %s", path.c_str());
+            advise(fd, 0, 0, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED", path.c_str());
+        } else if (sc::read(fd, buf, size) < 0) {
+            fail_errno(errno, "cannot read %s", path.c_str());
+        }
+        if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path.c_str());
+    }
+    std::free(buf);
+    return kExitOk;
+}
+
 }  // namespace wl

@@ -94,9 +94,12 @@ inline constexpr Count kFileCounts[] = {
 
 // known.dat's data-moving calls by start offset (EOF reads and failed calls
 // move nothing and are not counted): child-a 8 sequential and 7 random reads,
-// the exec-child 16 sequential reads, main 19 sequential and 5 random writes.
-inline constexpr uint64_t kDataSequential = 43;
-inline constexpr uint64_t kDataRandom = 12;
+// the exec-child 16 sequential reads, main 19 sequential and 5 random writes,
+// judged by offset alone; an access at offset 0 starts a new pass and is
+// sequential (model/access_pattern.h), which moves 3 of the 12 to sequential
+// (as the golden known report shows: 84/16 of 55).
+inline constexpr uint64_t kDataSequential = 46;
+inline constexpr uint64_t kDataRandom = 9;
 
 // Size histograms (log2 buckets of the bytes returned, successful calls only;
 // 0 and 1 fall in bucket 0): every bucket of every histogram of these

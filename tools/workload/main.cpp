@@ -140,6 +140,10 @@ constexpr Mode kModes[] = {
      "while N "
      "<= size/B), [fadvise(DONTNEED) on the whole file with --evict-after], close.",
      wl::run_random_read},
+    {"head-read", "--dir D --files N [--size B=4096] [--evict]",
+     "Over D/sample_000000.bin ... (make-dataset): openat, one read(B) at offset 0, close; with --evict "
+     "instead openat, fdatasync, fadvise64(DONTNEED), close (setup: makes them cold).",
+     wl::run_head_read},
     {"write-file", "--file F --size S [--chunk C=1048576] [--fsync]",
      "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], "
      "close.",
@@ -157,13 +161,15 @@ constexpr Mode kModes[] = {
      "in file order, D per io_submit, each batch reaped whole by io_getevents before the next (writes store "
      "0x5a bytes over F); io_destroy, close. S must be a multiple of C.",
      wl::run_aio},
-    {"uring", "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct] [--fixed]",
+    {"uring",
+     "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct] [--fixed] [--vectored] "
+     "[--ring-meta]",
      "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_uring_setup(D) and map its rings "
-     "(raw "
-     "syscalls, no liburing), [register F as fixed file 0 with --fixed], then S/C IORING_OP_READ (or WRITE) "
-     "requests of C bytes in file order, D per io_uring_enter, which waits for all D; close the ring, close "
-     "F. "
-     "S must be a multiple of C.",
+     "(raw syscalls, no liburing), [register F as fixed file 0 with --fixed], then S/C IORING_OP_READ (or "
+     "WRITE; READV/WRITEV of two iovecs with --vectored) requests of C bytes in file order, D per "
+     "io_uring_enter, which waits for all D; close the ring, close F. With --ring-meta F is opened, "
+     "stat'ed and closed by IORING_OP_OPENAT, STATX and CLOSE requests instead (the ring set up first). S "
+     "must be a multiple of C.",
      wl::run_uring},
 };
 

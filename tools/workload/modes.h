@@ -18,6 +18,7 @@ int run_seq_read(int argc, char** argv);
 int run_reverse_aio_read(int argc, char** argv);
 int run_mmap_scan(int argc, char** argv);
 int run_random_read(int argc, char** argv);
+int run_head_read(int argc, char** argv);
 int run_write_file(int argc, char** argv);
 int run_exit_code(int argc, char** argv);
 int run_kill_self(int argc, char** argv);

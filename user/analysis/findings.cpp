@@ -11,6 +11,8 @@ namespace iolens::analysis {
 
 namespace detail {
 
+const model::OpTable& data_ops(const model::Report& r) { return r.split.known ? r.split.data : r.totals; }
+
 std::optional<double> ratio(double a, double b) {
     if (b == 0) return std::nullopt;
     return a / b;
@@ -38,7 +40,7 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
         {"min_time_ns", d(t.min_time_ns)},
         {"small_read_bytes", d(t.small_read_bytes)},
         {"small_reads_min_calls", d(t.small_reads_min_calls)},
-        {"random_min_file_bytes", d(t.random_min_file_bytes)},
+        {"random_min_file_accesses", d(t.random_min_file_accesses)},
         {"random_min_accesses", d(t.random_min_accesses)},
         {"random_share", t.random_share},
         {"random_large_read_bytes", d(t.random_large_read_bytes)},
@@ -64,10 +66,16 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
         {"readahead_min_bytes", d(t.readahead_min_bytes)},
         {"readahead_waste_share", t.readahead_waste_share},
         {"readahead_waste_high_share", t.readahead_waste_high_share},
+        {"mmap_min_fault_bytes", d(t.mmap_min_fault_bytes)},
+        {"mmap_min_major_faults", d(t.mmap_min_major_faults)},
+        {"mmap_amplification", t.mmap_amplification},
+        {"startup_min_ns", d(t.startup_min_ns)},
         {"checkpoint_min_sync_calls", d(t.checkpoint_min_sync_calls)},
         {"checkpoint_min_ns", d(t.checkpoint_min_ns)},
         {"checkpoint_share", t.checkpoint_share},
         {"checkpoint_high_share", t.checkpoint_high_share},
+        {"shallow_async_min_requests", d(t.shallow_async_min_requests)},
+        {"shallow_async_max_mean_depth", t.shallow_async_max_mean_depth},
     };
 }
 
@@ -78,7 +86,8 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
         detail::checkpoint_stall, detail::dataset_exceeds_cache,
         detail::small_reads,      detail::random_access,
         detail::metadata_heavy,   detail::many_small_files,
-        detail::readahead_waste,
+        detail::readahead_waste,  detail::shallow_async,
+        detail::mmap_random,      detail::startup_io,
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);

@@ -34,9 +34,9 @@ struct Thresholds {
     uint64_t small_reads_min_calls = 10'000;  // and at least this many reads
 
     // --- random_access -------------------------------------------------------
-    uint64_t random_min_file_bytes = 1 * kMiB;  // a file counts if it returned this much
-    uint64_t random_min_accesses = 1'000;       // sequential + random over counted files
-    double random_share = 0.5;                  // random / (sequential + random) at or above
+    uint64_t random_min_file_accesses = 16;  // a file counts if it had this many reads/writes
+    uint64_t random_min_accesses = 1'000;    // sequential + random over counted files
+    double random_share = 0.5;               // random / (sequential + random) at or above
     // Mean read size at or above which random access is cheap enough to be
     // only "info" (large random reads already run near device bandwidth).
     uint64_t random_large_read_bytes = 1 * kMiB;
@@ -73,14 +73,26 @@ struct Thresholds {
 
     // --- readahead_waste (page-cache probe) ----------------------------------
     uint64_t readahead_min_bytes = 64 * kMiB;  // brought into the cache at least
-    double readahead_waste_share = 0.25;       // readahead_unused / brought in: warn
+    double readahead_waste_share = 0.25;  // read ahead, never read (evicted or at the end) / brought in: warn
     double readahead_waste_high_share = 0.50;  // ... high
+
+    // --- mmap_random (page-cache probe) --------------------------------------
+    uint64_t mmap_min_fault_bytes = 16 * kMiB;  // brought in by faults on a file's mappings at least
+    uint64_t mmap_min_major_faults = 32;        // and at least this many major faults on it
+    double mmap_amplification = 8.0;            // fault-in bytes per faulted page's bytes at or above
+
+    // --- startup_io (info) ---------------------------------------------------
+    uint64_t startup_min_ns = kSecond / 10;  // critical I/O before the first data read at least
 
     // --- checkpoint_stall (main process of each rank, or of each target) -----
     uint64_t checkpoint_min_sync_calls = 1;     // fsync/fdatasync/sync_file_range
     uint64_t checkpoint_min_ns = kSecond / 20;  // sync + write time at least
     double checkpoint_share = 0.05;             // (sync + write time) / wall: warn
     double checkpoint_high_share = 0.15;        // ... high
+
+    // --- shallow_async (per process: AIO and io_uring requests) -------------
+    uint64_t shallow_async_min_requests = 1'000;  // async read + write requests at least
+    double shallow_async_max_mean_depth = 1.5;    // mean requests in flight below
 };
 
 // Every threshold by name with its value, in declaration order: for tests

@@ -26,7 +26,15 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
 void io_stall(const model::Report& r, const Thresholds& t, Candidates& out);
 void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out);
 void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& out);
+void shallow_async(const model::Report& r, const Thresholds& t, Candidates& out);
 
+void startup_io(const model::Report& r, const Thresholds& t, Candidates& out);
+void mmap_random(const model::Report& r, const Thresholds& t, Candidates& out);
+
+// The calls of the job's data (CallSplit::data: after start-up, not on
+// software files, not the flush of written files), or every call when the
+// split is not known.
+const model::OpTable& data_ops(const model::Report& r);
 // a / b, or nothing when b is 0.
 std::optional<double> ratio(double a, double b);
 // ns summed over threads as a share of the capture's duration (nothing when

@@ -18,7 +18,8 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
     json missing = json::array();
     double hit_sum = 0;
     uint64_t miss_bytes = 0, read_bytes = 0;
-    for (const auto& e : r.epochs) {
+    for (size_t k = 0; k < r.epochs.size(); ++k) {
+        const auto& e = r.epochs[k];
         if (e.index < t.cache_min_epoch_index) continue;
         const uint64_t rb = e.ops[IOLENS_OP_READ].bytes;
         const auto hit = e.page_cache.hit_ratio();
@@ -26,6 +27,12 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
         ++judged;
         const double miss_share = static_cast<double>(e.page_cache.miss_bytes) / static_cast<double>(rb);
         if (*hit > t.cache_max_hit_ratio || miss_share < t.cache_min_miss_share) continue;
+        // Pages the job dropped itself (POSIX_FADV_DONTNEED, truncate, ...;
+        // not reclaim) in this epoch or the one before explain at least half
+        // of its misses: the data did not fail to fit, the job evicted it.
+        const uint64_t by_job =
+            e.page_cache.evicted_by_job_bytes + (k > 0 ? r.epochs[k - 1].page_cache.evicted_by_job_bytes : 0);
+        if (2 * by_job >= e.page_cache.miss_bytes) continue;
         hit_sum += *hit;
         miss_bytes += e.page_cache.miss_bytes;
         read_bytes += rb;
@@ -33,7 +40,8 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
                            {"read_bytes", rb},
                            {"miss_bytes", e.page_cache.miss_bytes},
                            {"hit_ratio", round4(*hit)},
-                           {"evicted_bytes", e.page_cache.evicted_bytes}});
+                           {"evicted_bytes", e.page_cache.evicted_bytes},
+                           {"evicted_by_job_bytes", e.page_cache.evicted_by_job_bytes}});
     }
     // "Keep missing": at least half of the epochs that could be judged.
     const uint32_t n = static_cast<uint32_t>(missing.size());
@@ -66,35 +74,46 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
                    (1.0 - mean_hit) / (1.0 - t.cache_max_hit_ratio)});
 }
 
-// readahead_waste: readahead brought in pages that were evicted without ever
-// being read: the disk did work for nothing and pushed useful pages out.
+// readahead_waste: readahead brought in pages the job never read, before
+// they were evicted or by the end of the recording: the disk did work for
+// nothing (and evicted pages pushed useful ones out). "Never read" comes from
+// the job's reads of those pages (model/readahead_judge.h), not from the
+// page's referenced flag, which reclaim clears: a stream read to the end
+// inside a too-small memory cgroup wastes nothing.
 void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& out) {
     if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
     const auto& pc = r.page_cache;
     const uint64_t in = pc.brought_in();
-    if (in < t.readahead_min_bytes || pc.readahead_unused_bytes == 0) return;
-    const double share = static_cast<double>(pc.readahead_unused_bytes) / static_cast<double>(in);
+    const uint64_t unread = pc.readahead_unused_bytes + pc.readahead_unread_bytes;
+    if (in < t.readahead_min_bytes || unread == 0) return;
+    const double share = static_cast<double>(unread) / static_cast<double>(in);
     if (share < t.readahead_waste_share) return;
 
     model::Evidence ev;
     ev.bytes("readahead_unused_bytes", pc.readahead_unused_bytes)
+        .bytes("readahead_unread_at_end_bytes", pc.readahead_unread_bytes)
         .bytes("readahead_bytes", pc.readahead_bytes)
         .bytes("brought_in_bytes", in)
         .share("waste_share", round4(share));
-    // The file with the most readahead evicted unused, when one is listed.
+    // The file with the most readahead never read, when one is listed.
+    const auto never_read = [](const model::FileStats& f) {
+        return f.page_cache.readahead_unused_bytes + f.page_cache.readahead_unread_bytes;
+    };
     const model::FileStats* worst = nullptr;
     for (const auto& f : r.files)
-        if (f.page_cache.readahead_unused_bytes &&
-            (!worst || f.page_cache.readahead_unused_bytes > worst->page_cache.readahead_unused_bytes))
-            worst = &f;
+        if (never_read(f) && (!worst || never_read(f) > never_read(*worst))) worst = &f;
     if (worst) {
         ev.text("worst_file", worst->path);
-        ev.bytes("worst_file_unused_bytes", worst->page_cache.readahead_unused_bytes);
+        ev.bytes("worst_file_unused_bytes", never_read(*worst));
     }
+    std::string what;
+    if (pc.readahead_unused_bytes) what = human_bytes(pc.readahead_unused_bytes) + " evicted unread";
+    if (pc.readahead_unread_bytes)
+        what += (what.empty() ? "" : ", ") + human_bytes(pc.readahead_unread_bytes) + " not read by the end";
     out.push_back({{"readahead_waste",
                     share >= t.readahead_waste_high_share ? model::Severity::High : model::Severity::Warn,
-                    fmt::format("{} of readahead ({} of {} brought in) was evicted unread", pct(share),
-                                human_bytes(pc.readahead_unused_bytes), human_bytes(in)),
+                    fmt::format("{} of what was brought in was read ahead and never read ({} of {}: {})",
+                                pct(share), human_bytes(unread), human_bytes(in), what),
                     std::move(ev),
                     "Readahead fetches pages the reader never uses, so access is random or "
                     "sparse: call posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) on those files, "
@@ -104,6 +123,56 @@ void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& ou
                     "systems often set MiBs). Better still, make the access sequential (shuffle "
                     "shards, not samples)."},
                    share / t.readahead_waste_share});
+}
+
+}  // namespace iolens::analysis::detail
+
+namespace iolens::analysis::detail {
+
+// mmap_random: faults on a file's mappings brought in many times the pages
+// the job faulted on. Each major fault reads a window around the faulting
+// page (mmap read-around, 128 KiB by default); a random scan uses one page of
+// it. A sequential scan takes about one major fault per pass (readahead keeps
+// ahead of it), so it does not reach mmap_min_major_faults.
+void mmap_random(const model::Report& r, const Thresholds& t, Candidates& out) {
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
+    constexpr uint64_t kPage = 4096;  // what one major fault touched, at least
+    uint64_t in = 0, majors = 0, files = 0;
+    const model::FileStats* worst = nullptr;
+    double worst_amp = 0;
+    for (const auto& f : r.files) {
+        const auto& pc = f.page_cache;
+        if (pc.fault_bytes < t.mmap_min_fault_bytes || pc.major_faults < t.mmap_min_major_faults) continue;
+        const double amp = static_cast<double>(pc.fault_bytes) / static_cast<double>(pc.major_faults * kPage);
+        if (amp < t.mmap_amplification) continue;
+        ++files;
+        in += pc.fault_bytes;
+        majors += pc.major_faults;
+        if (amp > worst_amp) worst_amp = amp, worst = &f;
+    }
+    if (!worst) return;
+    const double amp = static_cast<double>(in) / static_cast<double>(majors * kPage);
+    model::Evidence ev;
+    ev.count("files", files)
+        .bytes("fault_in_bytes", in)
+        .count("major_faults", majors)
+        .bytes("touched_bytes", majors * kPage)
+        .ratio("fault_in_over_touched", round4(amp))
+        .bytes("mapped_bytes", r.totals[IOLENS_OP_MMAP].requested_bytes)
+        .text("worst_file", worst->path)
+        .ratio("worst_file_fault_in_over_touched", round4(worst_amp));
+    out.push_back(
+        {{"mmap_random", model::Severity::Warn,
+          fmt::format("page faults on mapped files brought in {:.0f}x the pages they faulted on ({} for "
+                      "{} major faults)",
+                      amp, human_bytes(in), human_count(majors)),
+          std::move(ev),
+          "The mapping is read at random (numpy memmap, LMDB, Arrow): every page fault reads "
+          "the pages around it too, and the job uses one. Call madvise(MADV_RANDOM) on the "
+          "mapping (Python: mmap.mmap(...).madvise(mmap.MADV_RANDOM)) so a fault reads only its "
+          "page, or read the samples with pread (os.pread, np.fromfile with offset=) instead of "
+          "through the mapping. Sort each batch's indices by offset if the order is free."},
+         amp / t.mmap_amplification});
 }
 
 }  // namespace iolens::analysis::detail

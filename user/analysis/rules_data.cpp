@@ -46,6 +46,10 @@ void small_reads(const model::Report& r, const Thresholds& t, Candidates& out) {
                       static_cast<double>(sized)))
         .ns("read_time_ns", rd.time_ns);
     if (const auto s = capture_share(r, rd.time_ns)) ev.share("read_time_capture_share", round4(*s));
+    // AIO and io_uring reads are counted above like the others; how many there were.
+    const uint64_t async_reads = r.paths.by[IOLENS_PATH_AIO][IOLENS_OP_READ].calls +
+                                 r.paths.by[IOLENS_PATH_IO_URING][IOLENS_OP_READ].calls;
+    if (async_reads) ev.count("async_read_calls", async_reads);
     out.push_back(
         {{"small_reads", model::Severity::Warn,
           fmt::format("most reads return less than {} (median {} over {} reads)",
@@ -59,15 +63,16 @@ void small_reads(const model::Report& r, const Thresholds& t, Candidates& out) {
          static_cast<double>(t.small_read_bytes) / static_cast<double>(std::max<uint64_t>(p50, 1))});
 }
 
-// random_access: over files that returned enough bytes, most accesses did
-// not continue where the previous one ended.
+// random_access: over files accessed often enough to have an order (by the
+// number of accesses, whatever the file's size or the bytes it returned),
+// most accesses did not continue where the previous one ended.
 void random_access(const model::Report& r, const Thresholds& t, Candidates& out) {
     uint64_t seq = 0, rnd = 0, files = 0, read_bytes = 0, read_calls = 0;
     const model::FileStats* worst = nullptr;
     uint64_t worst_random = 0;
     for (const auto& f : r.files) {
         const auto& rd = f.ops[IOLENS_OP_READ];
-        if (rd.bytes < t.random_min_file_bytes) continue;
+        if (f.software || f.sequential + f.random < t.random_min_file_accesses) continue;
         ++files;
         seq += f.sequential;
         rnd += f.random;
@@ -110,21 +115,23 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
 // metadata_heavy: open/close/stat/readdir take a large share of the file
 // I/O time, or there are many opens per MiB read.
 void metadata_heavy(const model::Report& r, const Thresholds& t, Candidates& out) {
+    // The data's calls: not start-up, not software, not the flush of written files.
+    const model::OpTable& ops = data_ops(r);
     uint64_t md_calls = 0, md_time = 0;
     json per_class = json::object();
     for (int op : kMetadataOps) {
-        const auto& s = r.totals[op];
+        const auto& s = ops[op];
         md_calls += s.calls;
         md_time += s.time_ns;
         per_class[model::op_name(op)] = {{"calls", s.calls}, {"time_ns", s.time_ns}};
     }
     if (md_calls < t.metadata_min_calls) return;
-    const auto& rd = r.totals[IOLENS_OP_READ];
-    const auto& wr = r.totals[IOLENS_OP_WRITE];
+    const auto& rd = ops[IOLENS_OP_READ];
+    const auto& wr = ops[IOLENS_OP_WRITE];
     const uint64_t data_time = rd.time_ns + wr.time_ns;
     const double share =
         md_time + data_time ? static_cast<double>(md_time) / static_cast<double>(md_time + data_time) : 0.0;
-    const uint64_t opens = r.totals[IOLENS_OP_OPEN].calls;
+    const uint64_t opens = ops[IOLENS_OP_OPEN].calls;
     const double mib_read = static_cast<double>(rd.bytes) / static_cast<double>(kMiB);
     // With nothing read, any open is "per MiB" infinite: judge by time only.
     const double opens_per_mib = rd.bytes ? static_cast<double>(opens) / mib_read : 0.0;
@@ -169,14 +176,17 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
     std::vector<uint64_t> sizes;
     for (const auto& f : r.files) {
         const auto& rd = f.ops[IOLENS_OP_READ];
-        if (rd.calls == 0) continue;
+        if (rd.calls == 0 || f.software) continue;  // the dataset only
         // The size seen at open; what was read when the size is unknown.
         sizes.push_back(f.size ? f.size : rd.bytes);
     }
     // Files left out of the list moved fewer bytes than every listed one:
     // count them as read files (an upper bound when some were only written).
-    const uint64_t files_read = sizes.size() + r.files_omitted;
-    const auto& rd = r.totals[IOLENS_OP_READ];
+    uint64_t files_read = sizes.size() + r.files_omitted;
+    if (r.split.known)
+        files_read = std::min(files_read, std::max<uint64_t>(r.split.data_files, sizes.size()));
+    const model::OpTable& ops = data_ops(r);
+    const auto& rd = ops[IOLENS_OP_READ];
 
     std::optional<uint64_t> median;
     if (!sizes.empty()) {
@@ -187,8 +197,12 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
     const bool by_files = files_read >= t.small_files_min_files && median && *median < t.small_file_bytes;
 
     // The epoch that opened the most files, when it read little per open.
+    // Many opens of few data files (one HDF5 file reopened per sample) is
+    // metadata work, not a dataset to pack: it needs many files too.
+    const bool many_files = !r.split.known || r.split.data_files >= t.small_files_min_files;
     const model::EpochStats* busiest = nullptr;
     for (const auto& e : r.epochs) {
+        if (!many_files) break;
         const auto& o = e.ops[IOLENS_OP_OPEN];
         if (o.calls >= t.small_files_epoch_opens &&
             e.ops[IOLENS_OP_READ].bytes / o.calls < t.small_file_bytes &&
@@ -196,7 +210,7 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
             busiest = &e;
     }
     if (!by_files && !busiest) return;
-    if (!time_matters(r, t, rd.time_ns + r.totals[IOLENS_OP_OPEN].time_ns)) return;
+    if (!time_matters(r, t, rd.time_ns + ops[IOLENS_OP_OPEN].time_ns)) return;
 
     model::Evidence ev;
     ev.count("files_read", files_read)
@@ -204,7 +218,7 @@ void many_small_files(const model::Report& r, const Thresholds& t, Candidates& o
         .maybe("median_file_bytes", model::Unit::Bytes, median)
         .maybe("read_bytes_per_file", model::Unit::Bytes,
                files_read ? std::optional<uint64_t>(rd.bytes / files_read) : std::nullopt)
-        .count("opens", r.totals[IOLENS_OP_OPEN].calls);
+        .count("opens", ops[IOLENS_OP_OPEN].calls);
     if (busiest) {
         ev.id("busiest_epoch", busiest->index);
         ev.count("busiest_epoch_opens", busiest->ops[IOLENS_OP_OPEN].calls);

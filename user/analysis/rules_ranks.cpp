@@ -53,14 +53,27 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         double share;
     };
     std::vector<Hit> ranks, epochs;
+    // A rank that read no data file has no input pipeline to wait for (a
+    // checkpoint-only job): its I/O is start-up or writes, judged elsewhere.
+    const auto loads_data = [&](int64_t rank) {
+        if (!r.split.known) return true;
+        for (const auto& k : r.ranks)
+            if (k.rank == rank) return k.data_reads > 0;
+        return false;
+    };
     for (const auto& k : r.ranks) {
-        if (k.wall_ns < t.stall_min_wall_ns) continue;
-        const double s = share_of(k.critical_io_ns, k.wall_ns);
-        if (s >= t.stall_warn_share) ranks.push_back({k.rank, {}, k.critical_io_ns, k.wall_ns, s});
+        if (!loads_data(k.rank)) continue;
+        // Start-up (imports from a cold cache before the first data read) is
+        // its own figure (startup_io), not a data-loading stall.
+        const uint64_t wall = k.wall_ns - std::min(k.wall_ns, k.startup_ns);
+        const uint64_t crit = k.critical_io_ns - std::min(k.critical_io_ns, k.startup_critical_io_ns);
+        if (wall < t.stall_min_wall_ns) continue;
+        const double s = share_of(crit, wall);
+        if (s >= t.stall_warn_share) ranks.push_back({k.rank, {}, crit, wall, s});
     }
     for (const auto& e : r.epochs)
         for (const auto& k : e.ranks) {
-            if (k.wall_ns < t.stall_min_wall_ns) continue;
+            if (k.wall_ns < t.stall_min_wall_ns || !loads_data(k.rank)) continue;
             const double s = share_of(k.critical_io_ns, k.wall_ns);
             if (s >= t.stall_warn_share) epochs.push_back({k.rank, e.index, k.critical_io_ns, k.wall_ns, s});
         }
@@ -89,12 +102,17 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         }
         return a;
     };
+    // Ranks stalled over the capture or in some epoch: the headline's rank
+    // is always one of them.
+    std::set<int64_t> stalled;
+    for (const auto* hits : {&ranks, &epochs})
+        for (const auto& h : *hits) stalled.insert(h.rank);
     model::Evidence ev;
     ev.id("rank", worst.rank)
         .ns("critical_io_ns", worst.critical)
         .ns("wall_ns", worst.wall)
         .share("stall_share", round4(worst.share))
-        .count("ranks_stalled", ranks.size())
+        .count("ranks_stalled", stalled.size())
         .count("ranks_total", r.ranks.size())
         .count("epochs_stalled", epochs.size())
         .details("ranks", rows(ranks))
@@ -104,7 +122,7 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         worst.epoch
             ? fmt::format("rank {} waited for I/O {} of epoch {}", worst.rank, pct(worst.share), *worst.epoch)
             : fmt::format("rank {} waited for I/O {} of its wall time", worst.rank, pct(worst.share));
-    if (ranks.size() > 1) title += fmt::format(" ({} ranks stalled)", ranks.size());
+    if (stalled.size() > 1) title += fmt::format(" ({} ranks stalled)", stalled.size());
     out.push_back(
         {{"io_stall", max_share >= t.stall_high_share ? model::Severity::High : model::Severity::Warn,
           std::move(title), std::move(ev),
@@ -209,7 +227,9 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
     for (const auto& m : mains) {
         const auto& sync = m.proc->ops[IOLENS_OP_SYNC];
         const auto& wr = m.proc->ops[IOLENS_OP_WRITE];
-        const uint64_t ns = sync.time_ns + wr.time_ns;
+        // Opening (O_TRUNC) and closing the files it writes is part of the
+        // write: the close flushes (ProcessStats::flush).
+        const uint64_t ns = sync.time_ns + wr.time_ns + m.proc->flush.time_ns;
         if (sync.calls < t.checkpoint_min_sync_calls || ns < t.checkpoint_min_ns || m.wall == 0) continue;
         const double s = share_of(ns, m.wall);
         if (s >= t.checkpoint_share) hits.push_back({m, ns, s});
@@ -226,13 +246,17 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
         .count("write_calls", wr.calls)
         .bytes("write_bytes", wr.bytes)
         .ns("write_time_ns", wr.time_ns)
+        .count("flush_calls", w.m.proc->flush.calls)
+        .ns("flush_time_ns", w.m.proc->flush.time_ns)
         .ns("wall_ns", w.m.wall)
         .share("checkpoint_share", round4(w.share))
         .count("processes_affected", hits.size())
         // Off CPU in uninterruptible sleep inside those calls: null when the
         // blocking probe was not live.
         .maybe("blocked_ns", model::Unit::Nanoseconds,
-               blocking ? std::optional<uint64_t>(sync.blocked_ns + wr.blocked_ns) : std::nullopt);
+               blocking
+                   ? std::optional<uint64_t>(sync.blocked_ns + wr.blocked_ns + w.m.proc->flush.blocked_ns)
+                   : std::nullopt);
     if (w.m.rank) ev.id("rank", *w.m.rank);
     const std::string who = w.m.rank ? fmt::format("rank {} (pid {})", *w.m.rank, w.m.proc->info.pid)
                                      : fmt::format("pid {}", w.m.proc->info.pid);
@@ -248,6 +272,45 @@ void checkpoint_stall(const model::Report& r, const Thresholds& t, Candidates& o
                     "with many ranks writing one file use collective I/O (MPI-IO, sharded "
                     "checkpoints); checkpoint less often."},
                    w.share / t.checkpoint_share});
+}
+
+}  // namespace iolens::analysis::detail
+
+namespace iolens::analysis::detail {
+
+// startup_io (info): the time a rank's main thread waited for I/O before its
+// first read or write of a data file (imports, shared libraries, configs from
+// a cold cache). Paid once per start, so it is a figure, not a stall.
+void startup_io(const model::Report& r, const Thresholds& t, Candidates& out) {
+    if (!r.split.known) return;
+    const model::RankStats* worst = nullptr;
+    for (const auto& k : r.ranks)
+        if (!worst || k.startup_critical_io_ns > worst->startup_critical_io_ns) worst = &k;
+    if (!worst || worst->startup_critical_io_ns < t.startup_min_ns) return;
+    const auto& sp = r.split;
+    model::Evidence ev;
+    ev.id("rank", worst->rank)
+        .ns("startup_critical_io_ns", worst->startup_critical_io_ns)
+        .ns("startup_ns", worst->startup_ns)
+        .ns("startup_io_time_ns", sp.startup_time_ns())
+        .count("startup_calls",
+               [&] {
+                   uint64_t n = 0;
+                   for (const auto& o : sp.startup) n += o.calls;
+                   return n;
+               }())
+        .bytes("startup_read_bytes", sp.startup[IOLENS_OP_READ].bytes)
+        .count("software_files", sp.software_files);
+    out.push_back(
+        {{"startup_io", model::Severity::Info,
+          fmt::format("start-up waited {} for I/O before the first data read (rank {}, {} of start-up)",
+                      human_ns(worst->startup_critical_io_ns), worst->rank, human_ns(worst->startup_ns)),
+          std::move(ev),
+          "This is start-up, not data loading: importing modules and loading shared libraries "
+          "(import torch) from a cold cache. It is paid once per process start. If it matters, "
+          "keep the Python environment on local disk rather than a shared file system, start "
+          "workers once (persistent_workers=True), or warm the cache before the job."},
+         static_cast<double>(worst->startup_critical_io_ns) / static_cast<double>(t.startup_min_ns)});
 }
 
 }  // namespace iolens::analysis::detail

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/version.h"
+
 namespace iolens::cli {
 
 void build_app(CLI::App& app, Action& action) {
@@ -19,6 +21,15 @@ void build_app(CLI::App& app, Action& action) {
     register_report(app, action);
     register_check(app, action);
     register_self_test(app, action);
+    register_generators(app, action);
+    app.set_version_flag(
+        "--version",
+        [] {
+            auto text = version_text();
+            text.pop_back();  // CLI11 ends it with its own newline
+            return text;
+        },
+        "Print the version, the git commit built from and the BPF builds carried, and exit");
 }
 
 }  // namespace iolens::cli

@@ -23,6 +23,7 @@ int run_check() {
 
 void register_check(CLI::App& app, Action& action) {
     auto* sub = app.add_subcommand("check", "Can this node run iolens, and with which hooks?");
+    sub->footer("Exit status: 0 when iolens record can run here, 1 otherwise.");
     sub->callback([&action]() { action = run_check; });
 }
 

@@ -13,6 +13,9 @@ void register_record(CLI::App& app, Action& action);
 void register_report(CLI::App& app, Action& action);
 void register_check(CLI::App& app, Action& action);
 void register_self_test(CLI::App& app, Action& action);
+// Hidden: `__man-pages DIR` and `__bash-completion` (generate_command.cpp).
+// Their actions refer to `app`, which must outlive them.
+void register_generators(CLI::App& app, Action& action);
 
 // Builds the whole command line; `main` and the CLI tests share it.
 void build_app(CLI::App& app, Action& action);

@@ -39,7 +39,7 @@ Result<uint64_t> parse_duration(const std::string& text) {
 }
 
 void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help) {
-    sub->add_option("--json", out.json_path, "Also write the JSON report to this file");
+    sub->add_option("--json", out.json_path, "Also write the JSON report to this file")->type_name("FILE");
     sub->add_option("--max-files", out.max_files, "Files listed in the report")
         ->capture_default_str()
         ->check(whole_number(0, 100'000'000));
@@ -48,7 +48,7 @@ void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& ra
         ->check(whole_number(1, 100'000));
     sub->add_option("--color", out.color, "Colour the summary: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
-    sub->add_option("--rank-env", out.rank_env, rank_env_help);
+    sub->add_option("--rank-env", out.rank_env, rank_env_help)->type_name("VAR");
 }
 
 CLI::Validator whole_number(uint64_t min, uint64_t max) {

@@ -57,8 +57,11 @@ void register_record(CLI::App& app, Action& action) {
     sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts")
         ->check(whole_number(1, 0x3fffffff));
     sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")
+        ->type_name("DURATION")
         ->check(not_empty());
-    sub->add_option("-o,--output", opts->output, "Recording file to write")->capture_default_str();
+    sub->add_option("-o,--output", opts->output, "Recording file to write")
+        ->type_name("FILE")
+        ->capture_default_str();
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");
     sub->add_flag("--drop-caches", opts->drop_caches,
                   "Sync and drop the page cache before tracing (test nodes: measures a cold run)");
@@ -77,8 +80,13 @@ void register_record(CLI::App& app, Action& action) {
     sub->add_option("--bpf-stats", opts->bpf_stats,
                     "Time the BPF programs: sampled (default), always (exact, costly), off")
         ->group("");
-    sub->add_option("command", opts->command, "The command to run and trace")->take_all();
-    sub->footer("Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s");
+    sub->add_option("command", opts->command, "The command to run and trace")
+        ->type_name("COMMAND")
+        ->take_all();
+    sub->footer(
+        "Examples:\n  iolens record -- python train.py --epochs 3\n  iolens record -p 4242 -d 60s\n\n"
+        "Exit status: the traced command's (127 if it cannot be started); 1 when iolens itself failed\n"
+        "(also after a command that exited 0), 2 for a usage error.");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
             // steady_clock is CLOCK_MONOTONIC, the clock of the capture.

@@ -18,12 +18,16 @@ struct ReportCliOptions {
 void register_report(CLI::App& app, Action& action) {
     auto opts = std::make_shared<ReportCliOptions>();
     auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
-    sub->add_option("file", opts->input, "Recording to read")->capture_default_str();
+    sub->add_option("file", opts->input, "Recording to read")->type_name("FILE")->capture_default_str();
     sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON report");
     add_output_options(
         sub, opts->out,
         "Environment variable holding each process's rank (must have been recorded: give it to "
         "record too)");
+    sub->footer(
+        "Exit status: 0 for a complete recording, 3 for a partial one (recorder killed, file\n"
+        "truncated or damaged: the report is printed and marked partial), 1 when the file is not a\n"
+        "readable recording, 2 for a usage error.");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
             if (auto r = check_outputs(opts->out, opts->input); !r) {

@@ -66,8 +66,10 @@ void register_self_test(CLI::App& app, Action& action) {
         app.add_subcommand("self-test", "Record known I/O and check iolens reports it exactly on this node");
     sub->add_option("--dir", opts->run.base_dir,
                     "Directory to create the test files in (use one on the disk you care about)")
+        ->type_name("DIR")
         ->capture_default_str();
-    sub->add_option("--json", opts->json_path, "Also write the verdict as JSON to this file");
+    sub->add_option("--json", opts->json_path, "Also write the verdict as JSON to this file")
+        ->type_name("FILE");
     sub->add_flag("-f,--force", opts->force, "Replace an existing --json file");
     sub->add_flag("--keep", opts->run.keep, "Keep the test files and the recording");
     // Hidden (empty group), as record's: runs the fallback hooks on a kernel

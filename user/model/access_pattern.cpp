@@ -5,7 +5,8 @@
 namespace iolens::model {
 
 bool AccessJudge::judge(uint64_t& next, const Access& a, AccessCounts& counts) {
-    const bool sequential = a.offset == next;
+    // Offset 0 starts a new pass (a reopen, a rewind): a stream, not a jump.
+    const bool sequential = a.offset == next || a.offset == 0;
     if (sequential)
         counts.sequential++;
     else

@@ -1,6 +1,8 @@
 #pragma once
 // Sequential or random: does a process's read or write of a file start where
-// its previous one, by start time, ended?
+// its previous one, by start time, ended? An access at offset 0 is
+// sequential too: reading a file again from its start after reopening it (an
+// epoch of persistent workers) or rewinding is a new pass, not a random access.
 //
 // Why by start time, and why it needs care: records reach the recording per
 // thread in runs (the kernel side batches a thread's cached calls,

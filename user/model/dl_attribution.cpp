@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "model/epochs.h"
+#include "model/file_class.h"
 #include "model/stalls.h"
 #include "model/start_order.h"
 
@@ -154,6 +156,7 @@ public:
         find_epochs();
         rank_epochs();
         make_epochs();
+        split_calls();
         stalls_and_epoch_calls();
         epoch_page_cache_and_block();
         imbalance();
@@ -165,7 +168,13 @@ private:
     void find_epochs();
     std::vector<EpochWindow> infer_epochs();
     void rank_epochs();
+    void rank_marker_epochs();
     void make_epochs();
+    void split_calls();
+    void first_flush_open(const std::unordered_set<uint64_t>& written, uint64_t& first);
+    std::unordered_set<uint64_t> flush_calls() const;
+    void charge_split(const std::vector<uint8_t>& soft, const std::unordered_set<uint64_t>& written,
+                      uint64_t first);
     void stalls_and_epoch_calls();
     void epoch_page_cache_and_block();
     void imbalance();
@@ -191,8 +200,10 @@ private:
     std::vector<EpochWindow> windows_;                    // the epochs, by start
     std::vector<std::vector<uint64_t>> rank_starts_;      // inferred: each rank's own epoch starts
     std::vector<std::vector<EpochWindow>> rank_windows_;  // each rank's epochs (empty: windows_)
+    std::vector<uint64_t> rank_startup_end_;              // each rank's first data read or write
     EpochSource source_ = EpochSource::Marker;
-    bool per_rank_ = true;  // per-(epoch, rank) tables kept (kMaxEpochRankCells)
+    uint64_t marker_tail_ = 0;  // where a rank's last marker epoch ends without an "end"
+    bool per_rank_ = true;      // per-(epoch, rank) tables kept (kMaxEpochRankCells)
 };
 
 bool DlAttribution::assign() {
@@ -253,12 +264,14 @@ void DlAttribution::find_epochs() {
     }
     // Bounded whatever the recording says: the first kMaxEpochs epochs (the
     // last of them still ends where the next began: later events are in none).
-    if (windows_.size() > kMaxEpochs) {
+    const bool truncated = windows_.size() > kMaxEpochs;
+    if (truncated) {
         r_.limits.push_back("the recording has " + std::to_string(windows_.size()) + " epochs: the first " +
                             std::to_string(kMaxEpochs) +
                             " are reported, and what came after them is in no epoch");
         windows_.resize(kMaxEpochs);
     }
+    marker_tail_ = truncated ? windows_.back().end_ns : cap_.end;
     if (windows_.size() * nr_ > kMaxEpochRankCells) {
         per_rank_ = false;
         r_.limits.push_back(std::to_string(windows_.size()) + " epochs x " + std::to_string(nr_) +
@@ -314,7 +327,9 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
 // found fewer boundaries takes the merged starts for the rest.
 void DlAttribution::rank_epochs() {
     rank_windows_.clear();
-    if (source_ != EpochSource::Inferred || nr_ < 2 || windows_.empty() || rank_starts_.size() != nr_) return;
+    if (nr_ < 2 || windows_.empty()) return;
+    if (source_ == EpochSource::Marker) return rank_marker_epochs();
+    if (rank_starts_.size() != nr_) return;
     const size_t n = windows_.size();
     rank_windows_.assign(nr_, windows_);
     for (size_t i = 0; i < nr_; ++i) {
@@ -327,6 +342,18 @@ void DlAttribution::rank_epochs() {
         for (size_t k = 0; k < n; ++k)
             w[k].end_ns = k + 1 < n ? w[k + 1].start_ns : std::max(windows_.back().end_ns, w[k].start_ns);
     }
+}
+
+// Marker epochs with several ranks: the same, from each rank's own markers
+// (rank_marker_windows); markers of processes without a rank only set the
+// merged windows.
+void DlAttribution::rank_marker_epochs() {
+    std::vector<std::vector<MarkerEvent>> own(nr_);
+    for (const auto& m : log_.markers)
+        if (const long i = rank_index(m.pid); i >= 0) own[i].push_back(m);
+    rank_windows_.reserve(nr_);
+    for (size_t i = 0; i < nr_; ++i)
+        rank_windows_.push_back(rank_marker_windows(windows_, own[i], log_.markers, marker_tail_));
 }
 
 void DlAttribution::make_epochs() {
@@ -351,6 +378,123 @@ void DlAttribution::make_epochs() {
     }
 }
 
+// Start-up, software and data (CallSplit): which files are software, which
+// (process, file) pairs were written, and where each rank's start-up ends,
+// then every call charged to its part.
+void DlAttribution::split_calls() {
+    const size_t nf = log_.files.size();
+    std::vector<uint8_t> soft(nf);
+    for (size_t f = 0; f < nf; ++f)
+        soft[f] = software_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
+    std::unordered_set<uint64_t> written;  // pid << 32 | file
+    std::vector<uint8_t> seen(nf);
+    rank_startup_end_.assign(nr_, UINT64_MAX);
+    uint64_t first = UINT64_MAX;
+    CallLog::Cursor cur(log_.calls);
+    for (CallEvent e; cur.next(e);) {
+        const uint32_t f = e.file();
+        if (f >= nf) continue;
+        seen[f] = 1;
+        if (soft[f]) continue;
+        const int op = e.op();
+        const bool moved =
+            (op == IOLENS_OP_READ || op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) && e.bytes > 0;
+        if (op == IOLENS_OP_WRITE && !e.has(CallEvent::kError)) written.insert(uint64_t{e.pid} << 32 | f);
+        const long i = rank_index(e.pid);
+        if (i >= 0 && moved && op == IOLENS_OP_READ) r_.ranks[i].data_reads++;
+        // A pipe or a socket (stdout, a log) is no data file: regular files only.
+        if (!moved || !e.has(CallEvent::kRegular)) continue;
+        first = std::min(first, e.start_ns);
+        if (i >= 0) rank_startup_end_[i] = std::min(rank_startup_end_[i], e.start_ns);
+    }
+    first_flush_open(written, first);
+    CallSplit& sp = r_.split;
+    sp.known = true;
+    for (size_t f = 0; f < nf; ++f)
+        if (seen[f]) (soft[f] ? sp.software_files : sp.data_files)++;
+    sp.startup_end_ns = first == UINT64_MAX ? 0 : first;
+    sp.startup_ns = (first == UINT64_MAX ? cap_.end : std::clamp(first, cap_.start, cap_.end)) - cap_.start;
+    for (size_t i = 0; i < nr_; ++i) {
+        const Window& l = rank_life_[i];
+        const uint64_t end = std::clamp(rank_startup_end_[i], l.start, l.end);
+        r_.ranks[i].startup_ns = end - l.start;
+    }
+    charge_split(soft, written, first);
+}
+
+// Opening a file to write it (a checkpoint's O_TRUNC open) ends start-up
+// too: it is the write's, not the imports'.
+void DlAttribution::first_flush_open(const std::unordered_set<uint64_t>& written, uint64_t& first) {
+    if (written.empty()) return;
+    CallLog::Cursor cur(log_.calls);
+    for (CallEvent e; cur.next(e);) {
+        if (e.op() != IOLENS_OP_OPEN || !written.count(uint64_t{e.pid} << 32 | e.file())) continue;
+        first = std::min(first, e.start_ns);
+        if (const long i = rank_index(e.pid); i >= 0)
+            rank_startup_end_[i] = std::min(rank_startup_end_[i], e.start_ns);
+    }
+}
+
+// The opens and closes that belong to a write (by their place in the log):
+// a close after the process wrote the file since it opened it, and the open
+// that began those writes. A file written once and then only re-read (a
+// config written at start-up, read every step) has its later opens and
+// closes as metadata, not flush.
+std::unordered_set<uint64_t> DlAttribution::flush_calls() const {
+    struct Session {
+        uint64_t open = UINT64_MAX;  // ordinal of the open that began it
+        bool wrote = false;
+    };
+    std::unordered_map<uint64_t, Session> at;  // pid << 32 | file
+    std::unordered_set<uint64_t> out;          // ordinals in the log
+    CallLog::Cursor cur(log_.calls);
+    uint64_t n = 0;
+    for (CallEvent e; cur.next(e); ++n) {
+        const int op = e.op();
+        if (e.file() == CallEvent::kNoFile || e.has(CallEvent::kError)) continue;
+        Session& s = at[uint64_t{e.pid} << 32 | e.file()];
+        if (op == IOLENS_OP_OPEN) {
+            s = {n, false};
+        } else if (op == IOLENS_OP_WRITE) {
+            if (!s.wrote && s.open != UINT64_MAX) out.insert(s.open);
+            s.wrote = true;
+        } else if (op == IOLENS_OP_CLOSE) {
+            if (s.wrote) out.insert(n);
+            s = {};
+        }
+    }
+    return out;
+}
+
+// Flush first (an open or close that belongs to a write: flush_calls), then
+// start-up (before the first data read or write), then data (a data file's
+// call, or one without a file); software calls after start-up are in none
+// of them.
+void DlAttribution::charge_split(const std::vector<uint8_t>& soft,
+                                 const std::unordered_set<uint64_t>& written, uint64_t first) {
+    CallSplit& sp = r_.split;
+    std::unordered_map<uint32_t, OpStats> flush_of;
+    const std::unordered_set<uint64_t> flushes =
+        written.empty() ? std::unordered_set<uint64_t>{} : flush_calls();
+    CallLog::Cursor cur(log_.calls);
+    uint64_t n = 0;
+    for (CallEvent e; cur.next(e); ++n) {
+        const uint32_t f = e.file();
+        const bool has = f < soft.size();
+        const int op = e.op();
+        if (has && (op == IOLENS_OP_OPEN || op == IOLENS_OP_CLOSE) && flushes.count(n)) {
+            account(sp.flush, e);
+            account(flush_of[e.pid], e);
+        } else if (e.start_ns < first) {
+            account(sp.startup[op], e);
+        } else if (!has || !soft[f]) {
+            account(sp.data[op], e);
+        }
+    }
+    for (auto& p : r_.processes)
+        if (auto it = flush_of.find(p.info.pid); it != flush_of.end()) p.flush = it->second;
+}
+
 // Stalls, now that the windows are known: measured as the calls go by. Each
 // call is charged to its epoch (by start time) on the same pass over the log.
 // An epoch's table is the sum of its ranks' and of the calls of processes
@@ -368,9 +512,16 @@ void DlAttribution::stalls_and_epoch_calls() {
             if (ranked) ep.ranks[i].page_cache.add_read(e.cache_read());
         }
     };
+    // Window 0 is the rank's start-up (it ends by its first epoch's end, so
+    // the windows stay ordered as StallSweep needs); the epochs follow.
     std::vector<std::vector<Interval>> spans(nr_);
-    for (size_t i = 0; i < nr_; ++i)
-        for (const auto& w : windows_of(i)) spans[i].push_back({w.start_ns, w.end_ns});
+    for (size_t i = 0; i < nr_; ++i) {
+        const auto& ws = windows_of(i);
+        uint64_t s0 = rank_life_[i].start, e0 = s0 + r_.ranks[i].startup_ns;
+        if (!ws.empty()) s0 = std::min(s0, ws.front().start_ns), e0 = std::min(e0, ws.front().end_ns);
+        spans[i].push_back({s0, std::max(s0, e0)});
+        for (const auto& w : ws) spans[i].push_back({w.start_ns, w.end_ns});
+    }
     std::vector<StallSweep> sweeps;
     walk_ranks_in_start_order(
         log_.calls, in_.reorder_calls, rm_,
@@ -386,18 +537,19 @@ void DlAttribution::stalls_and_epoch_calls() {
         r_.ranks[i].io_time_ns = stalls[i].io_ns;
         r_.ranks[i].critical_io_ns = stalls[i].critical_ns;
         r_.ranks[i].threads = std::move(stalls[i].threads);
+        r_.ranks[i].startup_critical_io_ns = stalls[i].critical_in[0];
     }
     sweeps.clear();
     for (size_t k = 0; k < windows_.size(); ++k) {
         EpochStats& ep = r_.epochs[k];
         ep.ops = std::move(unranked[k]);
         for (size_t i = 0; i < nr_; ++i) {
-            ep.rank_sums.io_time_ns += stalls[i].io_in[k];
-            ep.rank_sums.critical_io_ns += stalls[i].critical_in[k];
+            ep.rank_sums.io_time_ns += stalls[i].io_in[k + 1];
+            ep.rank_sums.critical_io_ns += stalls[i].critical_in[k + 1];
             if (!per_rank_) continue;
             EpochRankStats& er = ep.ranks[i];
-            er.io_time_ns = stalls[i].io_in[k];
-            er.critical_io_ns = stalls[i].critical_in[k];
+            er.io_time_ns = stalls[i].io_in[k + 1];
+            er.critical_io_ns = stalls[i].critical_in[k + 1];
             for (int op = 0; op < kOpCount; ++op) ep.ops[op].merge(er.ops[op]);
         }
     }
@@ -406,13 +558,22 @@ void DlAttribution::stalls_and_epoch_calls() {
 // Page-cache events by their time, block requests by their issue time.
 void DlAttribution::epoch_page_cache_and_block() {
     if (windows_.empty()) return;
-    for (const PageCacheEvent& e : log_.page_cache) {
+    const auto& unused = in_.page_cache_unused;
+    size_t u = 0;
+    for (size_t j = 0; j < log_.page_cache.size(); ++j) {
+        const PageCacheEvent& e = log_.page_cache[j];
         const long i = e.pid ? rank_index(e.pid) : -1;
         const long k = epoch_at(i, e.ts_ns);
+        while (u < unused.size() && unused[u].first < j) ++u;
         if (k < 0) continue;
         const auto rec = e.as_record();
+        const uint64_t unread = u < unused.size() && unused[u].first == j ? unused[u].second : 0;
         r_.epochs[k].page_cache.add_pagecache(rec);
-        if (i >= 0 && per_rank_) r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+        r_.epochs[k].page_cache.readahead_unused_bytes += unread;
+        if (i >= 0 && per_rank_) {
+            r_.epochs[k].ranks[i].page_cache.add_pagecache(rec);
+            r_.epochs[k].ranks[i].page_cache.readahead_unused_bytes += unread;
+        }
     }
     for (const BlockEvent& e : log_.blocks) {
         if (e.pid == 0) continue;

@@ -2,6 +2,7 @@
 // Fills Report::ranks, epochs and rank_imbalance from the event log, once the
 // builder has seen everything (see dl_log.h for why this happens at the end).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/dl_log.h"
@@ -16,6 +17,9 @@ struct DlInputs {
     std::string rank_env_override;           // --rank-env VAR, "" for the precedence list
     std::vector<std::string> file_paths;     // by DlLog file index ("" when unknown)
     size_t reorder_calls = size_t{1} << 16;  // BuilderOptions::reorder_calls
+    // (index in log.page_cache, bytes of that eviction read ahead and never
+    // read), by index (readahead_judge.h).
+    std::vector<std::pair<size_t, uint64_t>> page_cache_unused;
 };
 
 // report.processes and report.capture must be filled already.

@@ -89,6 +89,7 @@ iolens_pagecache_rec PageCacheEvent::as_record() const {
     r.pid = pid;
     r.bytes = bytes;
     r.ts_ns = ts_ns;
+    r.majors = majors;
     return r;
 }
 

@@ -44,6 +44,7 @@ struct PageCacheEvent {
     uint32_t pid = 0;  // the process charged; 0: none (counted only in the epoch total)
     uint8_t kind = 0;
     uint8_t flags = 0;
+    uint16_t majors = 0;  // FAULT_IN: major faults in the run (at most 65,535)
     iolens_pagecache_rec as_record() const;
 };
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/file_class.h"
 #include "model/rank_env.h"
 
 namespace iolens::model {
@@ -76,13 +77,48 @@ std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& mar
     return out;
 }
 
-bool data_file_path(std::string_view path) {
-    for (auto p : kIgnoredPrefixes)
-        if (path.substr(0, p.size()) == p) return false;
-    for (auto s : kIgnoredSuffixes)
-        if (path.size() >= s.size() && path.substr(path.size() - s.size()) == s) return false;
-    return path.find(".so.") == std::string_view::npos;  // libfoo.so.1
+namespace {
+
+std::vector<uint64_t> end_markers(const std::vector<MarkerEvent>& markers) {
+    std::vector<uint64_t> ends;
+    for (const auto& m : markers)
+        if (m.text == "end") ends.push_back(m.ts_ns);
+    std::sort(ends.begin(), ends.end());
+    return ends;
 }
+
+}  // namespace
+
+std::vector<EpochWindow> rank_marker_windows(const std::vector<EpochWindow>& global,
+                                             const std::vector<MarkerEvent>& own,
+                                             const std::vector<MarkerEvent>& all, uint64_t last_end) {
+    std::map<int64_t, uint64_t> first_start;  // epoch number -> the rank's earliest marker
+    for (const auto& m : own)
+        if (auto n = number_after(m.text, "epoch/")) {
+            auto [it, inserted] = first_start.try_emplace(*n, m.ts_ns);
+            if (!inserted) it->second = std::min(it->second, m.ts_ns);
+        }
+    std::vector<uint64_t> ends = end_markers(own);
+    if (first_start.empty() && ends.empty()) return global;
+    if (ends.empty()) ends = end_markers(all);
+    std::vector<EpochWindow> out = global;
+    const size_t n = out.size();
+    for (size_t k = 0; k < n; ++k) {
+        if (out[k].marker_number)
+            if (auto it = first_start.find(*out[k].marker_number); it != first_start.end())
+                out[k].start_ns = it->second;
+        if (k && out[k].start_ns < out[k - 1].start_ns) out[k].start_ns = out[k - 1].start_ns;
+    }
+    for (size_t k = 0; k < n; ++k) {
+        uint64_t end = k + 1 < n ? out[k + 1].start_ns : std::max(last_end, out[k].start_ns);
+        auto e = std::upper_bound(ends.begin(), ends.end(), out[k].start_ns);
+        if (e != ends.end()) end = std::min(end, *e);
+        out[k].end_ns = end;
+    }
+    return out;
+}
+
+bool data_file_path(std::string_view path) { return !software_path(path); }
 
 namespace {
 

@@ -30,6 +30,20 @@ struct EpochWindow {
 // Empty when there is no "epoch/N" marker.
 std::vector<EpochWindow> epochs_from_markers(const std::vector<MarkerEvent>& markers, uint64_t capture_end);
 
+// One rank's epochs, from the merged windows (epochs_from_markers of every
+// marker) and the markers of that rank's own processes: each rank's events are
+// charged by its own boundaries, so a rank that marks epoch N later than
+// another keeps the end of its epoch N-1 in N-1. Epoch k starts at the rank's
+// earliest "epoch/N" (N: global[k]'s number), or at global[k]'s start when the
+// rank did not mark N, and never before the rank's epoch k-1. It ends where the
+// rank's epoch k+1 starts, or at the first "end" after its start (the rank's
+// own "end" markers; every process's when the rank has none), the last one at
+// last_end when there is no such "end". A rank without epoch or end markers
+// has the global windows. steps stay the global ones.
+std::vector<EpochWindow> rank_marker_windows(const std::vector<EpochWindow>& global,
+                                             const std::vector<MarkerEvent>& own,
+                                             const std::vector<MarkerEvent>& all, uint64_t last_end);
+
 // --- inference ---------------------------------------------------------------
 // A rank's dataset is the set of files it reads in passes: a pass of file f by
 // process p is p's first read of f after p opened it (or its first read of f
@@ -71,14 +85,8 @@ inline constexpr double kCancelRatio = 3.0;
 inline constexpr uint64_t kCancelSlack = 4;
 inline constexpr uint64_t kMinTailRereads = 4;
 inline constexpr size_t kMinEpochFiles = 4;
-inline constexpr std::string_view kIgnoredPrefixes[] = {
-    "/proc/",  "/sys/",       "/dev/",           "/usr/lib/", "/usr/lib64/", "/lib/",
-    "/lib64/", "/usr/share/", "/usr/local/lib/", "/etc/",     "/run/",
-};
-inline constexpr std::string_view kIgnoredSuffixes[] = {".py", ".pyc", ".so"};
-
-// Whether a file path can hold training data (rule 1, the path part). An
-// empty (unknown) path can.
+// Whether a file path can hold training data (rule 1, the path part): not
+// software_path (model/file_class.h). An empty (unknown) path can.
 bool data_file_path(std::string_view path);
 
 // A read of a data file, as the inference sees it: pass = it starts a pass.

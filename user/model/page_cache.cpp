@@ -1,5 +1,8 @@
 #include "model/page_cache.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace iolens::model {
 
 std::optional<double> PageCacheStats::hit_ratio() const {
@@ -10,8 +13,8 @@ std::optional<double> PageCacheStats::hit_ratio() const {
 
 bool PageCacheStats::empty() const {
     return hit_bytes == 0 && miss_bytes == 0 && readahead_bytes == 0 && readahead_unused_bytes == 0 &&
-           fault_bytes == 0 && major_faults == 0 && evicted_bytes == 0 && blocked_ns == 0 &&
-           direct_bytes == 0;
+           readahead_unread_bytes == 0 && fault_bytes == 0 && major_faults == 0 && evicted_bytes == 0 &&
+           evicted_by_job_bytes == 0 && blocked_ns == 0 && direct_bytes == 0;
 }
 
 void PageCacheStats::merge(const PageCacheStats& o) {
@@ -19,9 +22,11 @@ void PageCacheStats::merge(const PageCacheStats& o) {
     miss_bytes += o.miss_bytes;
     readahead_bytes += o.readahead_bytes;
     readahead_unused_bytes += o.readahead_unused_bytes;
+    readahead_unread_bytes += o.readahead_unread_bytes;
     fault_bytes += o.fault_bytes;
     major_faults += o.major_faults;
     evicted_bytes += o.evicted_bytes;
+    evicted_by_job_bytes += o.evicted_by_job_bytes;
     blocked_ns += o.blocked_ns;
     direct_bytes += o.direct_bytes;
 }
@@ -62,15 +67,29 @@ void PageCacheStats::add_pagecache(const iolens_pagecache_rec& r) {
     switch (r.kind) {
         case IOLENS_PC_FAULT_IN:
             fault_bytes += r.bytes;
-            if (r.flags & IOLENS_PCF_MAJOR_FAULT) major_faults++;
+            major_faults += r.majors ? r.majors : (r.flags & IOLENS_PCF_MAJOR_FAULT) ? 1 : 0;
             break;
         case IOLENS_PC_EVICT:
             evicted_bytes += r.bytes;
+            if (r.flags & IOLENS_PCF_BY_JOB) evicted_by_job_bytes += r.bytes;
+            // Recordings from before readahead tracking: the flag read at
+            // deletion. Newer ones are judged from the reads (ReadaheadJudge).
             if (r.flags & IOLENS_PCF_UNREFERENCED) readahead_unused_bytes += r.bytes;
+            break;
+        case IOLENS_PC_RESIDENT:  // judged from the reads (ReadaheadJudge)
             break;
         default:  // a kind from a newer kernel side: the builder counts it skipped
             break;
     }
+}
+
+iolens_pagecache_rec load_pagecache(const void* rec, size_t size) {
+    iolens_pagecache_rec r{};
+    std::memcpy(&r, rec, std::min(size, sizeof r));
+    if (size < sizeof r) r.folios = 1;
+    // Before runs the flag alone said it: one major fault.
+    if (r.majors == 0 && (r.flags & IOLENS_PCF_MAJOR_FAULT)) r.majors = 1;
+    return r;
 }
 
 }  // namespace iolens::model

@@ -21,15 +21,23 @@ struct CacheRead {
 };
 
 struct PageCacheStats {
-    uint64_t hit_bytes = 0;               // bytes reads returned that were cached already (split_read)
-    uint64_t miss_bytes = 0;              // bytes reads brought into the cache (readahead included)
-    uint64_t readahead_bytes = 0;         // of miss_bytes, brought in once readahead started
-    uint64_t readahead_unused_bytes = 0;  // evicted without ever being accessed
-    uint64_t fault_bytes = 0;             // brought in by page faults on file mappings
+    uint64_t hit_bytes = 0;        // bytes reads returned that were cached already (split_read)
+    uint64_t miss_bytes = 0;       // bytes reads brought into the cache (readahead included)
+    uint64_t readahead_bytes = 0;  // of miss_bytes, brought in once readahead started
+    // Of readahead_bytes, evicted before the job read them (judged from the
+    // job's reads of the pages between their insertion and their eviction).
+    uint64_t readahead_unused_bytes = 0;
+    // Of readahead_bytes, still in the cache when recording stopped and not
+    // read by then (not evicted: "not read by the end").
+    uint64_t readahead_unread_bytes = 0;
+    uint64_t fault_bytes = 0;  // brought in by page faults on file mappings
     uint64_t major_faults = 0;
     uint64_t evicted_bytes = 0;
     uint64_t blocked_ns = 0;    // uninterruptible sleep inside the counted reads
     uint64_t direct_bytes = 0;  // bytes O_DIRECT reads returned (from the device, past the cache)
+    // Of evicted_bytes, those the job dropped itself (IOLENS_PCF_BY_JOB: its own
+    // fadvise DONTNEED, truncate, ...), not reclaim.
+    uint64_t evicted_by_job_bytes = 0;
 
     // The share of the data the job read that the page cache already held:
     // hit / (hit + miss + fault-ins + O_DIRECT reads). Fault-ins (mmap) and
@@ -45,6 +53,11 @@ struct PageCacheStats {
     void add_read(const CacheRead& read);
     void add_pagecache(const iolens_pagecache_rec& r);
 };
+
+// A page-cache record of any size (IOLENS_PAGECACHE_REC_V1_SIZE or more),
+// with the fields older recordings lack filled in: one folio, and one major
+// fault when only the flag says so.
+iolens_pagecache_rec load_pagecache(const void* rec, size_t size);
 
 // Whether a syscall record carrying the page-cache fields is a counted read:
 // class read, successful. An O_DIRECT read bypasses the cache: it counts as

@@ -83,6 +83,8 @@ uint64_t steps_marked(const Report& report) {
     return steps;
 }
 
+uint64_t CallSplit::startup_time_ns() const { return total_time_ns(startup); }
+
 uint64_t total_time_ns(const OpTable& ops) {
     uint64_t t = 0;
     for (const auto& s : ops) t += s.time_ns;

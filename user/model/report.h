@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolens/abi.h"
+#include "model/async_depth.h"
 #include "model/block_stats.h"
 #include "model/finding.h"
 #include "model/histogram.h"
@@ -34,7 +35,7 @@ const char* op_name(int op);
 struct OpStats {
     uint64_t calls = 0;
     uint64_t errors = 0;           // calls that returned a negative errno
-    uint64_t bytes = 0;            // bytes returned (read/write/readdir), mapped (mmap)
+    uint64_t bytes = 0;            // bytes returned (read/write/readdir); 0 for mmap
     uint64_t requested_bytes = 0;  // bytes asked for
     uint64_t time_ns = 0;          // total time inside the calls
     uint64_t blocked_ns = 0;       // of it, off CPU in uninterruptible sleep (blocking probe)
@@ -79,7 +80,13 @@ struct ProcessStats {
     OpTable ops;
     PathTable paths;  // of ops
     PageCacheStats page_cache;
-    ProcessBlock block;  // block requests it submitted
+    ProcessBlock block;     // block requests it submitted
+    AsyncDepthStats async;  // how many of its AIO and io_uring requests were in flight (requests 0: none)
+    // Of ops' open and close calls, those on files this process wrote: the
+    // write they flush (a close after writing flushes on NFS and with ext4's
+    // auto_da_alloc; an O_TRUNC open drops the old blocks), not metadata.
+    // Filled with the ranks (CallSplit::known).
+    OpStats flush;
 };
 
 struct FileStats {
@@ -93,6 +100,8 @@ struct FileStats {
     uint64_t sequential = 0;  // reads/writes whose offset continued the previous access
     uint64_t random = 0;      // reads/writes at any other offset
     PageCacheStats page_cache;
+    AsyncDepthStats async;  // of the AIO and io_uring requests on it, by any process
+    bool software = false;  // software_path(path): a module, library or system file (file_class.h)
 };
 
 // --- DL attribution (ranks, epochs, stalls, findings) -------------------------
@@ -124,6 +133,11 @@ struct RankStats {
     // The rank's root processes (those whose parent is not of the rank): their
     // main threads (tid == pid) are the "main thread" of critical_io_ns.
     std::vector<uint32_t> root_pids;
+    // Start-up: from the rank's start to its first read or write of a data
+    // file (CallSplit), and the critical I/O within it (imports, libraries).
+    uint64_t startup_ns = 0;
+    uint64_t startup_critical_io_ns = 0;
+    uint64_t data_reads = 0;  // reads of data files (not software_path) by the rank
     // io_time_ns / wall_ns and critical_io_ns / wall_ns; empty when wall_ns is 0.
     std::optional<double> io_time_share() const;
     std::optional<double> critical_io_share() const;
@@ -198,6 +212,25 @@ struct RankImbalance {
 inline constexpr size_t kMaxEpochs = 4096;           // epochs reported (the first ones)
 inline constexpr size_t kMaxEpochRankCells = 65536;  // epochs x ranks with per-rank epoch tables
 
+// How the calls split between the job's start-up, its software and its data
+// (model/file_class.h; docs/report-schema.md, "split"). Filled with the ranks
+// (BuilderOptions::dl_attribution); known is false without them.
+struct CallSplit {
+    bool known = false;
+    // The first read or write of a regular data file by any tracked process:
+    // the end of start-up (monotonic). 0: there was none.
+    uint64_t startup_end_ns = 0;
+    uint64_t startup_ns = 0;  // capture start to startup_end_ns (the whole capture without one)
+    OpTable startup;          // calls started before startup_end_ns (all calls without one)
+    // After start-up, calls on data files and calls without a file (a
+    // failed stat, a readdir), without the flush calls.
+    OpTable data;
+    OpStats flush;                     // open and close calls on files their process wrote
+    uint64_t data_files = 0;           // distinct data files with calls
+    uint64_t software_files = 0;       // distinct software files with calls
+    uint64_t startup_time_ns() const;  // time in the start-up calls, summed
+};
+
 struct Report {
     CaptureInfo capture;
     OpTable totals;
@@ -212,6 +245,7 @@ struct Report {
     std::vector<RankStats> ranks;                 // by rank
     std::vector<EpochStats> epochs;               // by index
     std::optional<RankImbalance> rank_imbalance;  // with 2 ranks or more
+    CallSplit split;                              // start-up, software, data
     std::vector<Finding> findings;                // most severe first
     // Limits the report hit, one sentence each (kMaxEpochs, ...): what was
     // left out and why. Empty for any ordinary recording.

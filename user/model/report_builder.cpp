@@ -14,6 +14,8 @@
 #include "model/access_pattern.h"
 #include "model/dl_attribution.h"
 #include "model/dl_log.h"
+#include "model/file_class.h"
+#include "model/readahead_judge.h"
 #include "model/record_text.h"
 
 namespace iolens::model {
@@ -53,8 +55,14 @@ struct FileAccum {
     uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     PageCacheStats page_cache;
+    // For the readahead judgement (readahead_judge.h): the reads of the
+    // file (streams' runs once they ended), and its read-ahead pages.
+    std::vector<ReadSpan> reads;
+    std::vector<ReadaheadSpan> readahead;
+    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
     std::array<std::unique_ptr<OpStats>, kOpCount> ops;
-    std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
+    std::unique_ptr<PathTable> paths;   // once a call took a path other than syscalls
+    std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
 
     OpStats& op(int i) {
         if (!ops[i]) ops[i] = std::make_unique<OpStats>();
@@ -84,8 +92,10 @@ struct FileAccum {
         f.sequential = access.sequential + pending.sequential;
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
+        f.software = software_path(path);
         if (paths) f.paths = *paths;
         f.paths.complete(f.ops);
+        if (async) f.async = async->stats();
         return f;
     }
 };
@@ -105,7 +115,8 @@ struct ReportBuilder::State {
     BuilderOptions options;
     CaptureInfo capture;
     std::unordered_map<uint32_t, ProcessStats> processes;
-    std::vector<ProcessStats> retired;  // exited processes whose pid was reused later
+    std::vector<ProcessStats> retired;                     // exited processes whose pid was reused later
+    std::unordered_map<uint32_t, AsyncDepth> async_depth;  // by pid: processes with async requests
     std::unordered_map<Key, FileAccum, KeyHash> files;
     // Per (pid, dev, ino) -- one process's use of one file -- in one node
     // (a job may have a million such pairs): where its previous read/write
@@ -115,6 +126,7 @@ struct ReportBuilder::State {
     struct Stream {
         AccessStream access;
         uint64_t prefetched = 0;
+        ReadSpan reads;  // the run of adjacent reads going on (hi 0: none)
     };
     std::unordered_map<Key, Stream, KeyHash> streams;
     AccessJudge access;  // sequential vs random, in start order (access_pattern.h)
@@ -123,7 +135,8 @@ struct ReportBuilder::State {
     ProcessBlock block_unattributed;
     uint64_t records = 0;
     uint64_t skipped = 0;
-    DlLog log;  // compact events for ranks, epochs and stalls (dl_log.h)
+    size_t read_spans = 0;  // kept in FileAccum::reads, all files (BuilderOptions::max_read_spans)
+    DlLog log;              // compact events for ranks, epochs and stalls (dl_log.h)
     EnvByPid env;
     // One-entry caches: a process issues its calls in runs, mostly on one
     // file, so most events skip the hash lookups. unordered_map nodes never
@@ -168,6 +181,11 @@ struct ReportBuilder::State {
     // IOLENS_SYSCALL_REC_V1_SIZE record).
     void on_syscall(const iolens_syscall_rec& r, bool has_cache);
     void on_pagecache(const iolens_pagecache_rec& r);
+    void note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r);
+    void keep_read_span(FileAccum& f, const ReadSpan& span);
+    // Judges the read-ahead pages of every file and charges what was never
+    // read to `out` (files, processes, totals) and to `unused_events`.
+    void judge_readahead(Report& out, std::vector<std::pair<size_t, uint64_t>>& unused_events) const;
     void on_block(const iolens_block_rec& r);
     void on_file(const iolens_file_rec& r, const char* path);
     void on_fork(const iolens_proc_rec& r);
@@ -215,13 +233,21 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         log.calls.push_back(e);
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
+    const bool async = path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING;
+    if (async) async_depth[r.pid].add(r.start_ns, r.duration_ns);
     if (!f) return;
     account(f->op(r.op), e);
+    if (async) {
+        if (!f->async) f->async = std::make_unique<AsyncDepth>();
+        f->async->add(r.start_ns, r.duration_ns);
+    }
     if (path_ops) {
         if (!f->paths) f->paths = std::make_unique<PathTable>();
         account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
     }
     if (cache_read) f->page_cache.add_read(*cache_read);
+    if (cache_read && r.offset != IOLENS_NO_OFFSET && r.ret > 0)
+        note_read(stream(position_key(r.pid, r.dev, r.ino)), *f, r);
 
     // Sequential: the access starts where this process's previous access to
     // the file ended (or at 0 for its first). Per process, because DataLoader
@@ -233,13 +259,37 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
                r.offset + static_cast<uint64_t>(r.ret));
 }
 
+void ReportBuilder::State::note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r) {
+    const uint64_t lo = r.offset / 4096, hi = (r.offset + static_cast<uint64_t>(r.ret) + 4095) / 4096;
+    const uint64_t end_ns = r.start_ns + r.duration_ns;
+    if (extend_read_span(st.reads, lo, hi, r.start_ns, end_ns)) return;
+    if (st.reads.hi != 0) keep_read_span(f, st.reads);
+    st.reads = {lo, hi, r.start_ns, end_ns};
+}
+
+void ReportBuilder::State::keep_read_span(FileAccum& f, const ReadSpan& span) {
+    if (read_spans >= options.max_read_spans) {
+        f.reads_clipped = true;
+        return;
+    }
+    f.reads.push_back(span);
+    read_spans++;
+}
+
 void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
-    if (r.kind != IOLENS_PC_FAULT_IN && r.kind != IOLENS_PC_EVICT) {  // newer kernel side
-        skipped++;
+    if (r.kind != IOLENS_PC_FAULT_IN && r.kind != IOLENS_PC_EVICT && r.kind != IOLENS_PC_RESIDENT) {
+        skipped++;  // newer kernel side
         return;
     }
     page_cache.add_pagecache(r);
     if (r.ino != 0) file(r.dev, r.ino).page_cache.add_pagecache(r);
+    if ((r.flags & IOLENS_PCF_READAHEAD) && r.ino != 0 && r.kind != IOLENS_PC_FAULT_IN) {
+        ReadaheadSpan span{r.index, r.index + r.bytes / 4096,    r.first_ns, r.ts_ns, r.ra_bytes,
+                           r.pid,   r.kind == IOLENS_PC_RESIDENT};
+        if (options.dl_attribution) span.log_index = log.page_cache.size();
+        file(r.dev, r.ino).readahead.push_back(span);
+    }
+    if (r.kind == IOLENS_PC_RESIDENT) return;  // nothing happened to the cache
     uint32_t charged = 0;
     if (r.pid != 0) {
         if (r.kind == IOLENS_PC_FAULT_IN) {
@@ -254,7 +304,8 @@ void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
         }
     }
     if (options.dl_attribution) {
-        log.page_cache.push_back({r.ts_ns, r.bytes, charged, r.kind, r.flags});
+        log.page_cache.push_back({r.ts_ns, r.bytes, charged, r.kind, r.flags,
+                                  static_cast<uint16_t>(std::min<uint32_t>(r.majors, UINT16_MAX))});
         log.saw(r.ts_ns, r.ts_ns);
     }
 }
@@ -292,6 +343,10 @@ void ReportBuilder::State::on_fork(const iolens_proc_rec& r) {
     if (it != processes.end() && it->second.info.end_ns != 0) {
         // The pid was reused after the earlier process exited: keep both.
         retired.push_back(std::move(it->second));
+        if (auto d = async_depth.find(r.pid); d != async_depth.end()) {
+            retired.back().async = d->second.stats();
+            async_depth.erase(d);
+        }
         it->second = ProcessStats{};
         it->second.info.pid = r.pid;
     }
@@ -368,9 +423,10 @@ bool ReportBuilder::State::apply(const iolens_rec_hdr& hdr, const std::byte* rec
             return true;
         }
         case IOLENS_REC_PAGECACHE:
-            if (hdr.size < sizeof(iolens_pagecache_rec))
-                return problem = too_short("page-cache", hdr.size, sizeof(iolens_pagecache_rec)), false;
-            on_pagecache(load<iolens_pagecache_rec>(rec));
+            // Two sizes: one folio (before runs), or a run.
+            if (hdr.size < IOLENS_PAGECACHE_REC_V1_SIZE)
+                return problem = too_short("page-cache", hdr.size, IOLENS_PAGECACHE_REC_V1_SIZE), false;
+            on_pagecache(load_pagecache(rec, hdr.size));
             return true;
         case IOLENS_REC_BLOCK:
             if (hdr.size < sizeof(iolens_block_rec))
@@ -468,6 +524,45 @@ Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
     return {};
 }
 
+namespace {
+
+void charge_readahead(PageCacheStats& s, const ReadaheadSpan& span, uint64_t unread) {
+    (span.resident ? s.readahead_unread_bytes : s.readahead_unused_bytes) += unread;
+}
+
+}  // namespace
+
+void ReportBuilder::State::judge_readahead(Report& out,
+                                           std::vector<std::pair<size_t, uint64_t>>& unused_events) const {
+    // The runs of reads still going on when the capture ended, by file.
+    std::unordered_map<Key, std::vector<ReadSpan>, KeyHash> open;
+    for (const auto& [k, st] : streams)
+        if (st.reads.hi != 0) open[file_key(static_cast<uint32_t>(k.a), k.b)].push_back(st.reads);
+    std::unordered_map<uint32_t, ProcessStats*> by_pid;
+    for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
+    std::unordered_map<Key, FileStats*, KeyHash> listed;
+    for (auto& f : out.files) listed[file_key(f.dev, f.ino)] = &f;
+    for (const auto& [k, f] : files) {
+        if (f.readahead.empty() || f.reads_clipped) continue;
+        std::vector<ReadSpan> reads = f.reads;
+        if (auto it = open.find(k); it != open.end())
+            reads.insert(reads.end(), it->second.begin(), it->second.end());
+        const std::vector<uint64_t> unread = model::judge_readahead(reads, f.readahead);
+        auto lf = listed.find(k);
+        for (size_t i = 0; i < unread.size(); ++i) {
+            const ReadaheadSpan& span = f.readahead[i];
+            if (unread[i] == 0) continue;
+            charge_readahead(out.page_cache, span, unread[i]);
+            if (lf != listed.end()) charge_readahead(lf->second->page_cache, span, unread[i]);
+            if (auto p = by_pid.find(span.pid); p != by_pid.end())
+                charge_readahead(p->second->page_cache, span, unread[i]);
+            if (!span.resident && span.log_index != SIZE_MAX)
+                unused_events.emplace_back(span.log_index, unread[i]);
+        }
+    }
+    std::sort(unused_events.begin(), unused_events.end());
+}
+
 Report ReportBuilder::finish() const {
     const State& s = *state_;
     Report r;
@@ -481,7 +576,11 @@ Report ReportBuilder::finish() const {
 
     r.processes.reserve(s.processes.size() + s.retired.size());
     for (const auto& p : s.retired) r.processes.push_back(p);
-    for (const auto& [pid, p] : s.processes) r.processes.push_back(p);
+    for (const auto& [pid, p] : s.processes) {
+        r.processes.push_back(p);
+        if (auto d = s.async_depth.find(pid); d != s.async_depth.end())
+            r.processes.back().async = d->second.stats();
+    }
     std::sort(r.processes.begin(), r.processes.end(), [](const auto& a, const auto& b) {
         if (a.info.pid != b.info.pid) return a.info.pid < b.info.pid;
         return a.info.start_ns < b.info.start_ns;
@@ -528,8 +627,11 @@ Report ReportBuilder::finish() const {
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
         if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
     }
+    std::vector<std::pair<size_t, uint64_t>> unused_events;
+    s.judge_readahead(r, unused_events);
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
+        in.page_cache_unused = std::move(unused_events);
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
             auto it = s.files.find(file_key(id.dev, id.ino));

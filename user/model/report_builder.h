@@ -27,6 +27,11 @@ struct BuilderOptions {
     // order (model/start_order.h); past it, a call arriving later than that
     // makes it sort them all instead. Tests lower it to take that path.
     size_t reorder_calls = size_t{1} << 16;
+    // Runs of reads kept for the readahead judgement (readahead_judge.h, 32
+    // bytes each). Past it a file's further reads are not kept and its
+    // read-ahead pages are not judged (counted neither read nor unused), so
+    // memory stays bounded on a recording of any size. Tests lower it.
+    size_t max_read_spans = size_t{1} << 21;
 };
 
 class ReportBuilder {

@@ -39,7 +39,10 @@ const std::vector<FamilySpec>& family_specs() {
                          {.name = "mm_filemap_fault", .without = "major fault counts"},
                          {.name = "page_cache_sync_ra", .without = "synchronous readahead counts and bytes"},
                          {.name = "page_cache_async_ra",
-                          .without = "asynchronous readahead counts and bytes"}},
+                          .without = "asynchronous readahead counts and bytes"},
+                         // A thread's open fault and eviction runs leave when it
+                         // exits (else at the end); the legacy build has no runs.
+                         {.name = "sched_process_exit", .in_legacy = false}},
          .needs_folio = true},
         {.name = "blocking",
          .provides = "time blocked off CPU inside file syscalls",
@@ -47,16 +50,19 @@ const std::vector<FamilySpec>& family_specs() {
          .has_raw_tp = false},
         {.name = "block",
          .provides = "block requests: latency, queue time, size, depth, submitter",
-         // 5.11 changed four prototypes (bpf/block.bpf.c).
-         .tracepoints = {{.name = "block_getrq", .required = true, .arities = {1, 3}},
-                         {.name = "block_bio_frontmerge",
-                          .without = "submitter of requests grown at the front by a merge",
-                          .arities = {1, 3}},
-                         {.name = "block_rq_insert",
-                          .without = "queue time (insert to issue)",
-                          .arities = {1, 2}},
-                         {.name = "block_rq_issue", .required = true, .arities = {1, 2}},
-                         {.name = "block_rq_complete", .required = true}}},
+         // 5.11 changed four prototypes (bpf/block.bpf.c). 6.5+ names a
+         // request's submitter at block_io_start; before it, the submitter of
+         // its first bio is matched by sector (getrq, frontmerge).
+         .tracepoints =
+             {{.name = "block_getrq", .required = true, .arities = {1, 3}, .unless = "block_io_start"},
+              {.name = "block_bio_frontmerge",
+               .without = "submitter of requests grown at the front by a merge",
+               .arities = {1, 3},
+               .unless = "block_io_start"},
+              {.name = "block_io_start"},
+              {.name = "block_rq_insert", .without = "queue time (insert to issue)", .arities = {1, 2}},
+              {.name = "block_rq_issue", .required = true, .arities = {1, 2}},
+              {.name = "block_rq_complete", .required = true}}},
         {.name = "io_uring",
          .provides = "io_uring read, write and fsync requests: file, offset, bytes, latency, io-wq",
          // io_uring_submit_req is 6.4+ (io_uring_submit_sqe before it);
@@ -140,6 +146,11 @@ std::vector<Hook> candidate_hooks(const FamilySpec& spec, const std::string& for
     return hooks;
 }
 
+// Whether the kernel has the tracepoint that does this one's work better.
+bool superseded(const Features& f, const TracepointSpec& tp) {
+    return !tp.unless.empty() && f.has_btf_tracepoint(tp.unless);
+}
+
 // Whether the tracepoint's programs fit this kernel's prototype of it.
 bool fits(const Features& f, const TracepointSpec& tp) {
     if (tp.arities.empty()) return true;
@@ -159,6 +170,7 @@ std::string unavailable_reason(const Features& f, const FamilySpec& spec) {
         return "kernel before 5.16: its page-cache tracepoints pass pages, not folios (not supported)";
     std::vector<std::string> missing, unfit;
     for (const auto& tp : spec.tracepoints) {
+        if (superseded(f, tp)) continue;
         if (tp.required && !f.has_btf_tracepoint(tp.name))
             missing.push_back(tp.name);
         else if (tp.required && !fits(f, tp))
@@ -174,7 +186,8 @@ std::string unavailable_reason(const Features& f, const FamilySpec& spec) {
 Attempt attempt_for(const Features& f, const FamilySpec& spec, Variant variant, Hook hook) {
     Attempt a{variant, hook, object_name(spec, variant), {}, {}};
     for (const auto& tp : spec.tracepoints) {
-        if ((variant == Variant::Legacy && !tp.in_legacy) || !f.has_btf_tracepoint(tp.name) || !fits(f, tp))
+        if ((variant == Variant::Legacy && !tp.in_legacy) || !f.has_btf_tracepoint(tp.name) || !fits(f, tp) ||
+            superseded(f, tp))
             continue;
         a.tracepoints.push_back(tp.name);
         if (!tp.arities.empty()) a.arities.push_back({tp.name, *f.tracepoint_arity(tp.name)});
@@ -187,7 +200,7 @@ Attempt attempt_for(const Features& f, const FamilySpec& spec, Variant variant, 
 std::vector<std::string> degraded(const Features& f, const FamilySpec& spec) {
     std::vector<std::string> out;
     for (const auto& tp : spec.tracepoints) {
-        if (tp.required || tp.without.empty()) continue;
+        if (tp.required || tp.without.empty() || superseded(f, tp)) continue;
         if (!f.has_btf_tracepoint(tp.name))
             out.push_back("no " + tp.name + ": " + tp.without + " unavailable");
         else if (!fits(f, tp))

@@ -46,6 +46,9 @@ struct TracepointSpec {
     // empty: one prototype everywhere.
     std::vector<int> arities = {};
     bool in_legacy = true;  // the Legacy build has programs for it
+    // Not loaded (and not required) where the kernel has this tracepoint,
+    // whose program does the same work better.
+    std::string unless = {};
 };
 
 struct FamilySpec {

@@ -43,6 +43,9 @@ json ranks_to_json(const model::Report& r, const Live& live) {
             {"critical_io_ns", rk.critical_io_ns},
             {"io_time_share", opt(rk.io_time_share())},
             {"critical_io_share", opt(rk.critical_io_share())},
+            {"startup_ns", rk.startup_ns},
+            {"startup_critical_io_ns", rk.startup_critical_io_ns},
+            {"data_reads", rk.data_reads},
             {"threads", std::move(threads)},
             {"threads_total", rk.threads.size()},
         });

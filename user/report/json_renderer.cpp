@@ -67,6 +67,13 @@ json path_table_to_json(const model::PathTable& t) {
     return out;
 }
 
+json async_to_json(const model::AsyncDepthStats& s) {
+    const auto mean = s.mean_depth();
+    return {{"requests", s.requests},   {"request_ns", s.request_ns},
+            {"busy_ns", s.busy_ns},     {"mean_depth", mean ? json(*mean) : json(nullptr)},
+            {"max_depth", s.max_depth}, {"clipped", s.clipped}};
+}
+
 json page_cache_to_json(const model::PageCacheStats& s, const Live& live) {
     if (!live.page_cache) return nullptr;
     const auto ratio = s.hit_ratio();
@@ -76,9 +83,11 @@ json page_cache_to_json(const model::PageCacheStats& s, const Live& live) {
         {"miss_bytes", s.miss_bytes},
         {"readahead_bytes", s.readahead_bytes},
         {"readahead_unused_bytes", s.readahead_unused_bytes},
+        {"readahead_unread_at_end_bytes", s.readahead_unread_bytes},
         {"fault_bytes", s.fault_bytes},
         {"major_faults", s.major_faults},
         {"evicted_bytes", s.evicted_bytes},
+        {"evicted_by_job_bytes", s.evicted_by_job_bytes},
         {"direct_bytes", s.direct_bytes},
         {"blocked_ns", or_null(live.blocking, s.blocked_ns)},
     };
@@ -126,6 +135,22 @@ json block_to_json(const model::Report& r, const Live& live) {
             {"unattributed", process_block_to_json(r.block_unattributed, live)}};
 }
 
+// Start-up, software and data (model::CallSplit); null without the ranks.
+json split_to_json(const model::Report& r, const Live& live) {
+    const auto& s = r.split;
+    if (!s.known) return nullptr;
+    return {
+        {"startup_end_ns", s.startup_end_ns ? json(s.startup_end_ns) : json(nullptr)},
+        {"startup_ns", s.startup_ns},
+        {"startup_time_ns", s.startup_time_ns()},
+        {"startup", op_table_to_json(s.startup, live)},
+        {"data", op_table_to_json(s.data, live)},
+        {"flush", op_stats_to_json(s.flush, live)},
+        {"data_files", s.data_files},
+        {"software_files", s.software_files},
+    };
+}
+
 }  // namespace
 
 json report_to_json(const model::Report& r) {
@@ -135,8 +160,10 @@ json report_to_json(const model::Report& r) {
         json j = recording::process_to_json(p.info);
         j["ops"] = op_table_to_json(p.ops, live);
         if (p.paths.any_other_path()) j["paths"] = path_table_to_json(p.paths);
+        if (p.async.requests) j["async"] = async_to_json(p.async);
         j["page_cache"] = page_cache_to_json(p.page_cache, live);
         j["block"] = process_block_to_json(p.block, live);
+        if (r.split.known) j["flush"] = {{"calls", p.flush.calls}, {"time_ns", p.flush.time_ns}};
         processes.push_back(std::move(j));
     }
     json files = json::array();
@@ -151,9 +178,11 @@ json report_to_json(const model::Report& r) {
             {"ops", op_table_to_json(f.ops, live)},
             {"sequential", f.sequential},
             {"random", f.random},
+            {"software", f.software},
             {"page_cache", page_cache_to_json(f.page_cache, live)},
         });
         if (f.paths.any_other_path()) fj["paths"] = path_table_to_json(f.paths);
+        if (f.async.requests) fj["async"] = async_to_json(f.async);
     }
     return {
         {"schema", kReportSchema},
@@ -172,6 +201,7 @@ json report_to_json(const model::Report& r) {
         {"epochs", epochs_to_json(r, live)},
         {"epochs_note", r.epochs_note.empty() ? json(nullptr) : json(r.epochs_note)},
         {"rank_imbalance", rank_imbalance_to_json(r)},
+        {"split", split_to_json(r, live)},
         {"limits", r.limits},
     };
 }

@@ -19,6 +19,8 @@ nlohmann::json or_null(bool live, uint64_t v);
 nlohmann::json op_stats_to_json(const model::OpStats& s, const Live& live);
 nlohmann::json op_table_to_json(const model::OpTable& ops, const Live& live);
 nlohmann::json path_table_to_json(const model::PathTable& t);
+// How many AIO and io_uring requests were in flight ("async").
+nlohmann::json async_to_json(const model::AsyncDepthStats& s);
 nlohmann::json page_cache_to_json(const model::PageCacheStats& s, const Live& live);
 nlohmann::json process_block_to_json(const model::ProcessBlock& b, const Live& live);
 

@@ -12,7 +12,7 @@ namespace {
 
 using model::PageCacheStats;
 
-// Two "label value" pairs per line, so the ten figures take five lines.
+// Two "label value" pairs per line, so the eleven figures take six lines.
 void figures(Ctx& c, const PageCacheStats& s, bool blocking) {
     const std::string na = "n/a";
     const std::vector<std::pair<std::string, std::string>> items = {
@@ -23,7 +23,8 @@ void figures(Ctx& c, const PageCacheStats& s, bool blocking) {
         {"faulted in (mmap)", human_bytes(s.fault_bytes)},
         {"major faults", human_count(s.major_faults)},
         {"evicted", human_bytes(s.evicted_bytes)},
-        {"evicted unused", human_bytes(s.readahead_unused_bytes)},
+        {"evicted unread", human_bytes(s.readahead_unused_bytes)},   // read ahead, never read
+        {"not read by end", human_bytes(s.readahead_unread_bytes)},  // read ahead, still cached
         {"blocked in reads", blocking ? human_ns(s.blocked_ns) : na},
         {"read by O_DIRECT", human_bytes(s.direct_bytes)},  // past the cache, from the device
     };

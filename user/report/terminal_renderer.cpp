@@ -135,6 +135,22 @@ void header(Ctx& c, const Report& r) {
     }
 }
 
+// Start-up (model::CallSplit): the calls before the first data read or write.
+void startup_line(Ctx& c, const Report& r) {
+    const auto& s = r.split;
+    if (!s.known) return;
+    uint64_t calls = 0;
+    for (const auto& o : s.startup) calls += o.calls;
+    if (calls == 0) return;
+    std::string line =
+        "start-up (" + human_ns(s.startup_ns) +
+        (s.startup_end_ns ? ", to the first data read or write" : ", no data read or written") +
+        "): " + human_count(calls) + " calls, " + human_ns(s.startup_time_ns()) + " in file I/O, " +
+        human_bytes(s.startup[IOLENS_OP_READ].bytes) + " read; " + human_count(s.software_files) +
+        " software files, " + human_count(s.data_files) + " data files";
+    print_lines(c, wrap(line, c.width, "  ", "    "));
+}
+
 void class_table(Ctx& c, const Report& r) {
     c.out << '\n' << c.paint(kBold, "Calls by class") << '\n';
     c.out << "  " << pad_right("class", 8) << pad_left("calls", 12) << pad_left("errors", 9)
@@ -161,6 +177,7 @@ void class_table(Ctx& c, const Report& r) {
             line += "; " + human_bytes(r.page_cache.fault_bytes) + " faulted in through file mappings";
         print_lines(c, wrap(line, c.width, "  ", "    "));
     }
+    startup_line(c, r);
 }
 
 // Which paths other than plain syscalls carried the calls: only when some did.
@@ -178,6 +195,28 @@ void path_table(Ctx& c, const Report& r) {
                   << pad_left(count_fit(o.calls, 11), 12) << pad_left(count_fit(o.errors, 8), 9)
                   << pad_left(bytes, 11) << pad_left(human_ns(o.time_ns), 10) << '\n';
         }
+}
+
+// How deep each process kept its AIO and io_uring queue: only when some did.
+void async_depth_table(Ctx& c, const Report& r) {
+    std::vector<const model::ProcessStats*> async;
+    for (const auto& p : r.processes)
+        if (p.async.requests) async.push_back(&p);
+    if (async.empty()) return;
+    std::stable_sort(async.begin(), async.end(),
+                     [](const auto* a, const auto* b) { return a->async.requests > b->async.requests; });
+    if (async.size() > c.top_n) async.resize(c.top_n);
+    c.out << '\n' << c.paint(kBold, "Async requests in flight") << " (AIO and io_uring)\n";
+    c.out << "  " << pad_left("pid", 7) << ' ' << pad_right("comm", 15) << pad_left("requests", 11)
+          << pad_left("busy", 10) << pad_left("mean depth", 12) << pad_left("max depth", 11) << '\n';
+    for (const auto* p : async) {
+        const auto mean = p->async.mean_depth();
+        c.out << "  " << pad_left(std::to_string(p->info.pid), 7) << ' '
+              << pad_right(elide_end(p->info.comm, 15), 15) << pad_left(count_fit(p->async.requests, 10), 11)
+              << pad_left(human_ns(p->async.busy_ns), 10)
+              << pad_left(mean ? fmt::format("{:.2f}", *mean) : std::string("-"), 12)
+              << pad_left(count_fit(p->async.max_depth, 10), 11) << '\n';
+    }
 }
 
 // " [copy]", " [aio,io_uring]": the paths other than syscalls a file's calls took.
@@ -295,6 +334,7 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
     }
     class_table(c, r);
     path_table(c, r);
+    async_depth_table(c, r);
     epochs_section(c, r);
     ranks_section(c, r);
     histograms(c, r);

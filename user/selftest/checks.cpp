@@ -173,4 +173,22 @@ std::vector<Check> evaluate(const model::Report& report, const RunFacts& facts) 
     return checks;
 }
 
+std::vector<Check> load_checks(const std::map<std::string, bool>& planned,
+                               const std::vector<recording::ProbeStatus>& probes) {
+    std::vector<Check> out;
+    for (const auto& p : probes) {
+        auto it = planned.find(p.name);
+        if (it == planned.end() || !it->second) continue;
+        Check c{p.name + " probe loads and attaches",
+                p.name,
+                "attached",
+                p.attached ? "attached" : "not attached",
+                p.attached ? Verdict::Pass : Verdict::Fail,
+                ""};
+        if (!p.attached) c.reason = "`iolens check` plans it on this kernel, but: " + p.reason;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 }  // namespace iolens::selftest

@@ -41,4 +41,11 @@ struct RunFacts {
 // make (RunFacts), is UNAVAILABLE with the reason; every figure is listed.
 std::vector<Check> evaluate(const model::Report& report, const RunFacts& facts);
 
+// A family `iolens check` plans for this kernel (planned: family -> true) is
+// expected to load and attach: when it does not (a verifier rejection on
+// this kernel, say), that is a FAIL of iolens, never a quiet UNAVAILABLE of
+// its figures. One check per planned family, in the probes' order.
+std::vector<Check> load_checks(const std::map<std::string, bool>& planned,
+                               const std::vector<recording::ProbeStatus>& probes);
+
 }  // namespace iolens::selftest

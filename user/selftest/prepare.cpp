@@ -181,6 +181,46 @@ Result<Residency> warm_up(const std::string& path) {
     return residency(path);
 }
 
+CachePin::CachePin(CachePin&& o) noexcept : map_(o.map_), len_(o.len_) {
+    o.map_ = nullptr;
+    o.len_ = 0;
+}
+
+CachePin& CachePin::operator=(CachePin&& o) noexcept {
+    if (this != &o) {
+        if (map_) munmap(map_, len_);
+        map_ = o.map_;
+        len_ = o.len_;
+        o.map_ = nullptr;
+        o.len_ = 0;
+    }
+    return *this;
+}
+
+CachePin::~CachePin() {
+    if (map_) munmap(map_, len_);  // unmapping drops the lock
+}
+
+Result<CachePin> pin_in_cache(const std::string& path) {
+    UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return errno_error("cannot open " + path);
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0) return errno_error("cannot stat " + path);
+    CachePin pin;
+    if (st.st_size == 0) return pin;
+    const size_t len = static_cast<size_t>(st.st_size);
+    void* map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd.get(), 0);
+    if (map == MAP_FAILED) return errno_error("cannot map " + path);
+    if (mlock(map, len) != 0) {
+        int err = errno;
+        munmap(map, len);
+        return errno_error("cannot lock " + path + " in memory", err);
+    }
+    pin.map_ = map;
+    pin.len_ = len;
+    return pin;
+}
+
 void remove_scratch(const std::string& dir) {
     // Only what the self-test creates: a flat directory of its own files.
     if (DIR* d = opendir(dir.c_str())) {

@@ -47,6 +47,29 @@ Result<Residency> evict(const std::string& path);
 // Reads a file once so that all of it is cached; returns the residency after.
 Result<Residency> warm_up(const std::string& path);
 
+// Keeps a file's pages in the page cache while it lives: the file is mapped
+// and mlock'ed, so reclaim (a memory-limited cgroup, another job's pressure,
+// drop_caches) cannot evict part of the warm file between the warm-up and
+// the workload's reads and turn an exact hit count into a false FAIL.
+class CachePin {
+public:
+    CachePin() = default;
+    CachePin(const CachePin&) = delete;
+    CachePin& operator=(const CachePin&) = delete;
+    CachePin(CachePin&& o) noexcept;
+    CachePin& operator=(CachePin&& o) noexcept;
+    ~CachePin();
+    bool pinned() const { return map_ != nullptr; }
+
+private:
+    friend Result<CachePin> pin_in_cache(const std::string& path);
+    void* map_ = nullptr;
+    size_t len_ = 0;
+};
+// Maps and locks the whole file (faulting it in); an error when the kernel
+// refuses the lock (no CAP_IPC_LOCK and RLIMIT_MEMLOCK too small).
+Result<CachePin> pin_in_cache(const std::string& path);
+
 Result<FileId> file_id(const std::string& path);
 // Removes the scratch directory and everything the self-test put in it.
 void remove_scratch(const std::string& dir);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "capture/record_session.h"
+#include "probes/catalog.h"
 #include "selftest/scenario.h"
 #include "util/errno_text.h"
 #include "util/fd.h"
@@ -73,6 +74,12 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
     auto w = warm_up(warm);
     if (!w) return w.error();
     facts.warm_before = *w;
+    // Held until the checks are done: nothing may evict the warm file meanwhile.
+    auto pin = pin_in_cache(warm);
+    if (!pin)
+        spdlog::warn(
+            "self-test: {}: reclaim could evict part of {} during the run (its hit count would then fail)",
+            pin.error().message, kWarmFile);
 
     // The driver tells us its workers' pids through this pipe (inherited
     // across exec: the write end is not close-on-exec).
@@ -119,7 +126,11 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
     facts.driver_pid = report_model.capture.pids.empty() ? 0 : report_model.capture.pids[0];
     facts.driver_status = rec->exit_status;
     out.probes = report_model.capture.probes;
-    out.checks = evaluate(report_model, facts);
+    std::map<std::string, bool> planned;
+    for (const auto& p : probes::plan_probes(features, {opt.force_hook, ""}))
+        planned[p.family] = p.available && !p.attempts.empty();
+    out.checks = load_checks(planned, out.probes);
+    for (auto& c : evaluate(report_model, facts)) out.checks.push_back(std::move(c));
     if (opt.keep) spdlog::info("self-test files and recording kept in {}", prepared->dir);
     return out;
 }
