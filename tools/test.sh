@@ -10,7 +10,20 @@ build=${IOLENS_BUILD_DIR:-$root/build}
 cd "$build"
 # The labelled diagnosis suite (label diagnosis; docs/diagnosis.md) runs
 # apart (`ctest -L diagnosis`): it is not green yet and takes tens of minutes.
-ctest --output-on-failure --timeout 600 -LE diagnosis "$@"
+# A test that fails is run once more, alone, and the run fails if it fails
+# again. The privileged tests measure a real kernel on a VM that drops page
+# cache on its own and has a known, rare block-layer gap under load
+# (docs/capture.md), so a single failure is retried, never hidden: every
+# retried test is named on stderr and in Testing/retried.txt.
+rm -f Testing/retried.txt
+if ! ctest --output-on-failure --timeout 600 -LE diagnosis "$@"; then
+    failed=Testing/Temporary/LastTestsFailed.log
+    [ -s "$failed" ] || exit 1
+    cp "$failed" Testing/retried.txt
+    echo "tools/test.sh: retrying once, alone: $(cut -d: -f2 "$failed" | tr '\n' ' ')" >&2
+    ctest --output-on-failure --timeout 600 --rerun-failed
+    echo "tools/test.sh: RETRIED AND PASSED (flaky): $(cut -d: -f2 Testing/retried.txt | tr '\n' ' ')" >&2
+fi
 # The unit tests again under ASan/UBSan, then the fuzz targets for a bounded
 # time (IOLENS_FUZZ_SECONDS each, default 90; docs/fuzzing.md). IOLENS_TEST_FUZZ=0
 # skips both.
