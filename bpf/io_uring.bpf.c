@@ -4,7 +4,8 @@
  * close or statx request a tracked process submits to an io_uring, from
  * submission to completion, as one syscall record of its class marked
  * IOLENS_PATH_IO_URING (bpf/aio.bpf.h does the same for Linux AIO).
- *  - io_uring_submit_req (6.4+; prep has run): opcode, the fd (or fixed-file
+ *  - io_uring_submit_req (6.4+), io_uring_submit_sqe (6.0-6.3; prep has
+ *    run at both): opcode, the fd (or fixed-file
  *    index), offset and length from the request's struct io_rw (for READV and
  *    WRITEV the iovecs it points to, summed), the file a CLOSE will close,
  *    the submitting thread; kept under the request's address.
@@ -142,8 +143,7 @@ static __always_inline void iou_prep_open_close(struct io_kiocb *req, struct iou
 	}
 }
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(iou_submit, struct io_kiocb *req)
+static __always_inline int iou_submit(struct io_kiocb *req)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct iou_req r = {};
@@ -172,6 +172,28 @@ int BPF_PROG(iou_submit, struct io_kiocb *req)
 	if (bpf_map_update_elem(&iolens_iou_reqs, &key, &r, BPF_ANY))
 		iolens_count(IOLENS_CNT_IOU_MAP_FULL);
 	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(iou_submit_req, struct io_kiocb *req)
+{
+	return iou_submit(req);
+}
+
+/* 6.0-6.3: the same point (after io_init_req, so prep has run) under its
+ * older name, with a force_nonblock flag (always true there); renamed and the
+ * flag dropped by "io_uring: rename trace_io_uring_submit_sqe() tracepoint"
+ * (6.4). Before 6.0 it passed (ctx, opcode, user_data, ...) without the
+ * request (5.10: 5 arguments; 5.15: 7): no file, offset or length to read, so
+ * the plan says the family cannot run there. */
+/* Loaded only where the prototype is (req, force_nonblock); the catalog's
+ * arity check keeps it off 5.10's (5 or 7 arguments, no request). */
+IOLENS_TP_ARITY(io_uring_submit_sqe);
+
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(iou_submit_sqe, struct io_kiocb *req, bool force_nonblock)
+{
+	return iou_submit(req);
 }
 
 SEC("tp_btf/io_uring_queue_async_work")

@@ -165,6 +165,31 @@ TEST(ProbePlan, Debian11GetsTheLegacyBuildsAndMixedBlockPrototypes) {
             {"block_getrq", 3}, {"block_bio_frontmerge", 3}, {"block_rq_insert", 1}, {"block_rq_issue", 1}}));
     EXPECT_FALSE(plan_of(plans, "pagecache").available);
     EXPECT_TRUE(plan_of(plans, "pagecache").attempts.empty());
+    // Debian's 5.10 has io_uring_submit_sqe (7 arguments) and a completion
+    // without the request: the family cannot run, and says why.
+    const auto& uring = plan_of(plans, "io_uring");
+    EXPECT_FALSE(uring.available);
+    EXPECT_NE(uring.reason.find("io_uring_submit_sqe (7 arguments)"), std::string::npos) << uring.reason;
+    EXPECT_NE(uring.reason.find("io_uring_complete (4 arguments)"), std::string::npos) << uring.reason;
+    EXPECT_NE(uring.reason.find("cannot be matched"), std::string::npos) << uring.reason;
+}
+
+// io_uring: the request is kept at io_uring_submit_req (6.4+) or, on 6.0-6.3
+// (Debian 12's 6.1), at io_uring_submit_sqe, the same point under its older name.
+TEST(ProbePlan, IoUringTakesSubmitSqeBefore64AndSubmitReqAfter) {
+    const std::map<std::string, std::vector<std::string>> expected = {
+        {"k6.1.txt", {"io_uring_submit_sqe", "io_uring_complete", "io_uring_queue_async_work"}},
+        {"k6.12.txt", {"io_uring_submit_req", "io_uring_complete", "io_uring_queue_async_work"}},
+        {"k6.18.txt", {"io_uring_submit_req", "io_uring_complete", "io_uring_queue_async_work"}}};
+    for (const auto& [fixture, tracepoints] : expected) {
+        const Features f = load_fixture(fixture.c_str());
+        const auto plans = plan_probes(f);
+        const auto& uring = plan_of(plans, "io_uring");
+        ASSERT_TRUE(uring.available) << fixture << ": " << uring.reason;
+        ASSERT_EQ(uring.attempts.size(), 1u) << fixture;  // tp_btf only
+        EXPECT_EQ(uring.attempts.front().tracepoints, tracepoints) << fixture;
+        EXPECT_TRUE(uring.degraded.empty()) << fixture;
+    }
 }
 
 TEST(ProbePlan, Debian12And13GetTaskStorageAndNewPrototypes) {

@@ -37,7 +37,7 @@ struct Fixture {
     RunFacts facts;
 
     Fixture() {
-        for (const char* fam : {"process", "syscalls", "pagecache", "blocking", "block"})
+        for (const char* fam : {"process", "syscalls", "pagecache", "blocking", "block", "io_uring"})
             report.capture.probes.push_back({fam, "tp_btf/x", true, ""});
         report.capture.pids = {kDriver};
         model::ProcessStats driver;
@@ -51,7 +51,7 @@ struct Fixture {
             p.ops[IOLENS_OP_READ].size_bytes = expected_read_sizes(w);
             if (std::string_view(w.file) == kColdFile) {
                 p.block.read_bytes = e.read_bytes;
-            } else {
+            } else if (std::string_view(w.file) == kWarmFile) {
                 warm_calls += e.read_calls;
                 warm_bytes += e.read_bytes;
             }
@@ -96,11 +96,11 @@ TEST(SelfTestChecks, MatchingReportPassesEveryCheck) {
     auto checks = evaluate(f.report, f.facts);
     for (const auto& c : checks)
         EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": expected " << c.expected << " got " << c.got;
-    // One check per figure of the scenario: three workers x nine syscall
-    // classes, two read-size histograms, the files, the page cache, the block
-    // layer and the run itself.
+    // One check per figure of the scenario: four workers x nine syscall
+    // classes, three read-size histograms, the files, the page cache, the
+    // block layer and the run itself.
     EXPECT_EQ(checks.size(), figures().size());
-    EXPECT_EQ(checks.size(), 43u);
+    EXPECT_EQ(checks.size(), 54u);
     ASSERT_NE(find(checks, "C block read bytes"), nullptr);
     EXPECT_EQ(find(checks, "C block read bytes")->expected, std::to_string(kColdFileSize));
 }
@@ -138,6 +138,44 @@ TEST(SelfTestChecks, MissingFamilyIsUnavailableWithItsReasonNeverZero) {
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->verdict, Verdict::Unavailable);
     EXPECT_NE(c->reason.find("no task storage"), std::string::npos) << c->reason;
+    EXPECT_EQ(count(checks, Verdict::Fail), 0u);
+}
+
+// Worker D's ring requests are the io_uring family's figures: a kernel that
+// cannot run the family (5.10) shows them UNAVAILABLE with its reason, and
+// D's syscalls are still judged. A process that cannot make a ring at all
+// (io_uring_disabled) leaves every figure of D unjudged, with the reason.
+TEST(SelfTestChecks, IoUringWorkerFollowsItsFamilyAndTheRing) {
+    Fixture f;
+    auto checks = evaluate(f.report, f.facts);
+    ASSERT_NE(find(checks, "D read calls (io_uring requests)"), nullptr);
+    EXPECT_EQ(find(checks, "D read calls (io_uring requests)")->expected, "12");
+    EXPECT_EQ(find(checks, "D write bytes (io_uring requests)")->expected, std::to_string(4 * 65536));
+    EXPECT_EQ(find(checks, "D close calls")->expected, "4");  // its file, the ring, two pipe ends
+
+    const std::string why =
+        "no program fits this kernel's prototype of io_uring_submit_sqe (7 arguments), io_uring_complete (4 "
+        "arguments)";
+    f.report.capture.probes.back() = {"io_uring", "", false, why};
+    auto& d = f.report.processes.back();
+    d.ops[IOLENS_OP_READ] = {};
+    d.ops[IOLENS_OP_WRITE] = {};
+    checks = evaluate(f.report, f.facts);
+    EXPECT_EQ(count(checks, Verdict::Fail), 0u);
+    for (const char* name :
+         {"D read calls (io_uring requests)", "D read bytes (io_uring requests)",
+          "D write calls (io_uring requests) (2 pipe writes excluded)", "D read sizes (log2 bucket:count)"}) {
+        const Check* c = find(checks, name);
+        ASSERT_NE(c, nullptr) << name;
+        EXPECT_EQ(c->verdict, Verdict::Unavailable) << name;
+        EXPECT_NE(c->reason.find(why), std::string::npos) << c->reason;
+    }
+    EXPECT_EQ(find(checks, "D open calls")->verdict, Verdict::Pass);
+
+    f.facts.io_uring_unusable = "io_uring_setup failed: Operation not permitted";
+    checks = evaluate(f.report, f.facts);
+    EXPECT_EQ(find(checks, "D open calls")->verdict, Verdict::Unavailable);
+    EXPECT_EQ(find(checks, "D open calls")->reason, f.facts.io_uring_unusable);
     EXPECT_EQ(count(checks, Verdict::Fail), 0u);
 }
 

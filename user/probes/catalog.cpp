@@ -65,13 +65,21 @@ const std::vector<FamilySpec>& family_specs() {
               {.name = "block_rq_complete", .required = true}}},
         {.name = "io_uring",
          .provides = "io_uring read, write and fsync requests: file, offset, bytes, latency, io-wq",
-         // io_uring_submit_req is 6.4+ (io_uring_submit_sqe before it);
-         // complete has 7 arguments up to 6.12, 3 (the CQE whole) later.
-         .tracepoints = {{.name = "io_uring_submit_req", .required = true},
+         // io_uring_submit_req is 6.4+; io_uring_submit_sqe before it passes
+         // the request only from 6.0 on (2 arguments; 5.10 has 5, 5.15 7:
+         // no request, so no file or offset). complete has 7 arguments up to
+         // 6.12, 3 (the CQE whole) later.
+         .tracepoints = {{.name = "io_uring_submit_req"},
+                         {.name = "io_uring_submit_sqe",
+                          .required = true,
+                          .arities = {2},
+                          .unless = "io_uring_submit_req"},
                          {.name = "io_uring_complete", .required = true, .arities = {3, 7}},
                          {.name = "io_uring_queue_async_work",
                           .without = "which requests went to io-wq workers"}},
-         .has_raw_tp = false},
+         .has_raw_tp = false,
+         .unfit_hint = "before 6.0 io_uring_complete does not pass the request, so a completion cannot be "
+                       "matched to its submission (user_data is the application's, not unique)"},
     };
     return specs;
 }
@@ -177,7 +185,9 @@ std::string unavailable_reason(const Features& f, const FamilySpec& spec) {
             unfit.push_back(prototype_text(f, tp));
     }
     if (!missing.empty()) return "tracepoint(s) not in this kernel: " + join(missing);
-    if (!unfit.empty()) return "no program fits this kernel's prototype of " + join(unfit);
+    if (!unfit.empty())
+        return "no program fits this kernel's prototype of " + join(unfit) +
+               (spec.unfit_hint.empty() ? "" : ": " + spec.unfit_hint);
     return "";
 }
 

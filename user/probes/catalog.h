@@ -58,6 +58,9 @@ struct FamilySpec {
     bool essential = false;                   // record fails without it
     bool has_raw_tp = true;                   // a raw_tp fallback exists (else tp_btf only)
     bool needs_folio = false;                 // reads struct folio (page-cache tracepoints, 5.16+)
+    // Said after "no program fits this kernel's prototype of ...": what the
+    // older prototypes lack.
+    std::string unfit_hint = {};
 };
 
 const std::vector<FamilySpec>& family_specs();

@@ -93,6 +93,9 @@ public:
                 if (needs == Needs::ColdOnBlockDevice && !f.prepared.storage.block_device)
                     return f.prepared.storage.no_block_reason;
                 return std::nullopt;
+            case Needs::IoUring:
+                if (f.io_uring_unusable.empty()) return std::nullopt;
+                return f.io_uring_unusable;
         }
         return std::nullopt;
     }

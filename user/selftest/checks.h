@@ -35,6 +35,7 @@ struct RunFacts {
     Prepared prepared;
     Residency warm_before;  // just before recording
     Residency cold_before;
+    std::string io_uring_unusable;  // why this process cannot make an io_uring, or ""
 };
 
 // A figure whose probe family is not live, or whose set-up the run could not

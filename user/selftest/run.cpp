@@ -12,6 +12,7 @@
 #include "capture/record_session.h"
 #include "probes/catalog.h"
 #include "selftest/scenario.h"
+#include "selftest/uring.h"
 #include "util/errno_text.h"
 #include "util/fd.h"
 
@@ -70,6 +71,7 @@ Result<Outcome> run_self_test(const Options& opt, const probes::Features& featur
 
     RunFacts facts;
     facts.prepared = *prepared;
+    facts.io_uring_unusable = io_uring_unusable();
     const std::string warm = prepared->dir + "/" + kWarmFile, cold = prepared->dir + "/" + kColdFile;
     auto w = warm_up(warm);
     if (!w) return w.error();

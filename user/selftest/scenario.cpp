@@ -35,6 +35,14 @@ const std::vector<WorkerPlan>& workers() {
          .reads = {{kColdChunk, kColdFileSize / kColdChunk, false}},
          .read_to_eof = true,
          .judge_read_sizes = false},
+        {.role = 'D',
+         .pipe_messages = 2,
+         .pipe_message_size = 100,
+         .file = "",
+         .reads = {{65536, 3, true}, {4096, 9, true}},
+         .write_size = 65536,
+         .write_count = 4,
+         .via_io_uring = true},
     };
     return plans;
 }
@@ -51,6 +59,12 @@ Expected expected(const WorkerPlan& w) {
     e.write_calls = w.write_count;
     e.write_bytes = w.write_size * w.write_count;
     const bool writes = w.write_count > 0;
+    if (w.via_io_uring) {
+        e.open_calls = 1;                  // out_<role>.bin
+        e.close_calls = e.open_calls + 3;  // it, the ring's fd and the two pipe ends (close counts every fd)
+        e.sync_calls = 1;
+        return e;
+    }
     e.open_calls = writes ? 2 : 1;     // the file it reads, and out_<role>.bin
     e.close_calls = e.open_calls + 2;  // those, and the worker's two pipe ends (close counts every fd)
     e.stat_calls = w.stat_and_rewind ? 1 : 0;  // fstat of the file it reads
@@ -97,16 +111,25 @@ constexpr ClassFigure kClassFigures[] = {
 void worker_figures(std::vector<Figure>& out, const WorkerPlan& w) {
     const std::string who(1, w.role);
     const Expected e = expected(w);
+    // A ring's reads and writes are the io_uring family's figures; the
+    // worker's other calls are syscalls, judged only where it could make a
+    // ring (else it skips its ring and its counts are moot).
+    const Needs needs = w.via_io_uring ? Needs::IoUring : Needs::Nothing;
+    const auto family = [&](int op) {
+        return w.via_io_uring && (op == IOLENS_OP_READ || op == IOLENS_OP_WRITE) ? "io_uring" : "syscalls";
+    };
     for (const auto& c : kClassFigures) {
         std::string name = who + " " + c.label;
+        if (w.via_io_uring && family(c.op) == std::string_view("io_uring")) name += " (io_uring requests)";
         if (c.op == IOLENS_OP_WRITE && c.field == Field::Calls)
             name += " (" + std::to_string(w.pipe_messages) + " pipe writes excluded)";
-        out.push_back(
-            {name, "syscalls", std::to_string(e.*c.value), Where::ProcessOp, w.role, nullptr, c.op, c.field});
+        out.push_back({name, family(c.op), std::to_string(e.*c.value), Where::ProcessOp, w.role, nullptr,
+                       c.op, c.field, needs});
     }
     if (w.judge_read_sizes)
-        out.push_back({who + " read sizes (log2 bucket:count)", "syscalls",
-                       bucket_text(expected_read_sizes(w)), Where::ReadSizes, w.role});
+        out.push_back({who + " read sizes (log2 bucket:count)", family(IOLENS_OP_READ),
+                       bucket_text(expected_read_sizes(w)), Where::ReadSizes, w.role, nullptr, 0,
+                       Field::Calls, needs});
 }
 
 // What the workers read of one file, together.

@@ -8,7 +8,9 @@
 //   A, B  read the warm file `sizes.bin` with read() at several sizes and
 //         pread() at an odd size, write their own output file, fsync it, and
 //         talk to the driver through pipes (traffic that must not count);
-//   C     reads the cold file `cold.bin` (evicted before the run) to EOF.
+//   C     reads the cold file `cold.bin` (evicted before the run) to EOF;
+//   D     writes its own output file and reads it back through an io_uring
+//         (IORING_OP_WRITE/READ requests, path io_uring), fsyncs and closes it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,9 +43,14 @@ struct WorkerPlan {
     uint64_t write_size = 0;  // write_count > 0: creates out_<role>.bin, write()s it, fsync()s and closes it
     uint64_t write_count = 0;
     bool judge_read_sizes = true;  // whether the read-size histogram is a check of its own
+    // Instead of the above: creates out_<role>.bin, writes it write_count x
+    // write_size through one io_uring, reads it back (reads: the runs, at
+    // offsets inside it) through the ring, fsync()s it and closes it, then
+    // the ring's fd. `file` is unused.
+    bool via_io_uring = false;
 };
 
-// A, B (warm readers), C (cold reader).
+// A, B (warm readers), C (cold reader), D (io_uring).
 const std::vector<WorkerPlan>& workers();
 
 std::string out_file(char role);  // "out_A.bin"
@@ -74,7 +81,7 @@ enum class Where {
 };
 enum class Field { Calls, Bytes };
 // What the run must have set up for a figure to mean anything.
-enum class Needs { Nothing, WarmCached, ColdEvicted, ColdOnBlockDevice };
+enum class Needs { Nothing, WarmCached, ColdEvicted, ColdOnBlockDevice, IoUring };
 
 struct Figure {
     std::string name;      // "A read calls"
