@@ -194,6 +194,47 @@ TEST_F(Aio, DirectWritesAndAFullBatch) {
     expect_aio(j, "write", kSize / 4096, 4096);
 }
 
+// The depth an AIO job reached, as for io_uring: one iocb per io_submit
+// (each reaped before the next) is depth 1 exactly; 8 per io_submit, deeper.
+TEST_F(Aio, QueueDepthOneVersusEight) {
+    const std::string big = dir / "big.bin";
+    constexpr uint64_t kBig = 8 << 20, kChunk = 4096;
+    ASSERT_EQ(run({workload_bin(), "make-file", "--file", big, "--size", std::to_string(kBig)}).exit_status,
+              0);
+    const auto run_depth = [&](const char* depth) {
+        return record(
+            {workload_bin(), "aio", "--file", big, "--chunk", "4096", "--depth", depth, "--direct"});
+    };
+    const auto d1 = run_depth("1"), d8 = run_depth("8");
+    const auto async_of = [](const nlohmann::json& j) {
+        EXPECT_EQ(j["processes"].size(), 1u);
+        return j["processes"][0].value("async", nlohmann::json::object());
+    };
+    const auto a1 = async_of(d1), a8 = async_of(d8);
+    ASSERT_TRUE(a1.contains("mean_depth")) << d1["processes"];
+    ASSERT_TRUE(a8.contains("mean_depth")) << d8["processes"];
+    std::printf("aio depth 1: mean %.3f max %llu; depth 8: mean %.3f max %llu\n",
+                a1["mean_depth"].get<double>(), a1["max_depth"].get<unsigned long long>(),
+                a8["mean_depth"].get<double>(), a8["max_depth"].get<unsigned long long>());
+    for (const auto* a : {&a1, &a8}) {
+        EXPECT_EQ((*a)["requests"], kBig / kChunk);
+        EXPECT_EQ((*a)["clipped"], 0);
+    }
+    EXPECT_EQ(a1["max_depth"], 1);
+    EXPECT_DOUBLE_EQ(a1["mean_depth"].get<double>(), 1.0);
+    EXPECT_LE(a8["max_depth"].get<uint64_t>(), 8u);
+    EXPECT_GE(a8["max_depth"].get<uint64_t>(), 2u);
+    EXPECT_GT(a8["mean_depth"].get<double>(), 1.5);
+    EXPECT_EQ(file_entry(d8, big)["paths"]["aio"]["read"]["calls"], kBig / kChunk);
+    const auto has = [](const nlohmann::json& j, const char* id) {
+        for (const auto& f : j["findings"])
+            if (f["id"] == id) return true;
+        return false;
+    };
+    EXPECT_TRUE(has(d1, "shallow_async")) << d1["findings"];
+    EXPECT_FALSE(has(d8, "shallow_async")) << d8["findings"];
+}
+
 // io_uring: every read/write request from io_uring_submit_req to
 // io_uring_complete, one request of its class each, marked path=io_uring.
 class IoUring : public DataPaths {

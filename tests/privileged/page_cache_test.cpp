@@ -195,6 +195,71 @@ TEST_F(PageCache, PagesTheJobDropsItselfAreEvictedByTheJob) {
     EXPECT_EQ(f["evicted_by_job_bytes"], f["evicted_bytes"]);
 }
 
+// A flood of page-cache events is bounded per CPU, and what is cut is
+// counted, never silent (#20.4): 32,768 4 KiB pages that touch no other,
+// written and then dropped at once by one thread. The standard build merges
+// one thread's evictions of one file into a run (the model needs only their
+// bytes), so it sends a handful of records and loses nothing; the legacy
+// build (kernels before 5.11: no task storage, no runs) sends one record per
+// folio, 32,768 in one burst, four times one CPU's budget (8,192 records per
+// 100 ms): the rest is cut and counted. Either way the calls stay exact, and
+// the evictions reported plus the folios cut add up to every page.
+TEST_F(PageCache, AFloodOfEvictionsIsMergedOrCutAtTheBudgetAndCounted) {
+    constexpr uint64_t kPages = 32768, kPage = 4096;
+    const std::string sparse = dir / "sparse.bin";
+    const auto flood = [&](const char* variant) {
+        const auto r = run({iolens_bin(),
+                            "record",
+                            "--force-variant",
+                            variant,
+                            "-o",
+                            dir / "flood.iolens",
+                            "-f",
+                            "--json",
+                            dir / "flood.json",
+                            "--",
+                            workload_bin(),
+                            "write-file",
+                            "--file",
+                            sparse,
+                            "--size",
+                            std::to_string(kPages * kPage),
+                            "--chunk",
+                            std::to_string(kPage),
+                            "--stride",
+                            std::to_string(2 * kPage),
+                            "--evict-after"});
+        EXPECT_EQ(r.exit_status, 0) << r.err;
+        auto j = load_json(dir / "flood.json");
+        EXPECT_EQ(j["totals"]["write"]["calls"], kPages) << variant;
+        EXPECT_EQ(j["totals"]["write"]["bytes"], kPages * kPage) << variant;
+        // Bounded: the recording holds the calls, not one record per page dropped.
+        struct stat st {};
+        EXPECT_EQ(stat((dir / "flood.iolens").c_str(), &st), 0);
+        EXPECT_LT(static_cast<uint64_t>(st.st_size), 16ull << 20) << variant;
+        return j;
+    };
+    const auto evicted_of = [&](const nlohmann::json& j) {
+        for (const auto& f : j["files"])
+            if (f["path"] == sparse) return f["page_cache"]["evicted_bytes"].get<uint64_t>();
+        ADD_FAILURE() << "no " << sparse << " in the report";
+        return uint64_t{0};
+    };
+
+    auto j = flood("standard");
+    EXPECT_EQ(j["capture"]["lost_events"], 0) << j["capture"]["lost_detail"];
+    EXPECT_EQ(evicted_of(j), kPages * kPage);
+
+    j = flood("legacy");
+    const uint64_t cut = j["capture"]["lost_detail"].value("pagecache_over_budget", uint64_t{0});
+    EXPECT_GE(cut, kPages / 2) << "the burst was not cut at the budget: " << j["capture"]["lost_detail"];
+    EXPECT_GE(j["capture"]["lost_events"].get<uint64_t>(), cut);
+    const uint64_t evicted = evicted_of(j);
+    EXPECT_GE(evicted, 8192 * kPage);  // at least one window's budget got through
+    EXPECT_EQ(evicted + cut * kPage, kPages * kPage)
+        << "evicted " << evicted << " + cut " << cut << " folios";
+}
+
 TEST_F(PageCache, ColdMmapScanIsBroughtInByPageFaults) {
     evict();
     auto j = record({workload_bin(), "mmap-scan", "--file", file});

@@ -115,18 +115,45 @@ int run_random_read(int argc, char** argv) {
     return kExitOk;
 }
 
-// openat(O_WRONLY|O_CREAT|O_TRUNC), ceil(S / C) write, [fsync], close.
+// openat(O_WRONLY|O_CREAT|O_TRUNC), ceil(S / C) write, [fsync], close. With
+// --stride T: S / C pwrite64 of C bytes at offsets 0, T, 2T, ... (a sparse
+// file: with T > C no two chunks touch). With --evict-after: fdatasync,
+// fadvise64(DONTNEED) before the close (one burst of evictions, one per
+// chunk when they do not touch).
 int run_write_file(int argc, char** argv) {
-    const Args args({{"file", true}, {"size", true}, {"chunk", true}, {"fsync", false}}, argc, argv);
+    const Args args({{"file", true},
+                     {"size", true},
+                     {"chunk", true},
+                     {"stride", true},
+                     {"fsync", false},
+                     {"evict-after", false}},
+                    argc, argv);
     const char* path = args.text("file");
     const uint64_t size = args.number("size", 0, uint64_t{1} << 40);
     const uint64_t chunk = args.number_or("chunk", uint64_t{1} << 20, 1, kMaxIo);
+    const uint64_t stride = args.number_or("stride", 0, 0, uint64_t{1} << 40);
     const bool sync = args.flag("fsync");
+    const bool evict_after = args.flag("evict-after");
+    if (stride != 0 && stride < chunk)
+        fail_usage("--stride %llu is less than --chunk", (unsigned long long)stride);
 
     const int fd = sc::openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail_errno(errno, "cannot create %s", path);
-    write_content(fd, path, size, static_cast<size_t>(chunk), file_key(1));
+    if (stride == 0) {
+        write_content(fd, path, size, static_cast<size_t>(chunk), file_key(1));
+    } else {
+        uint8_t* buf = alloc_aligned(chunk);
+        std::memset(buf, 's', chunk);
+        for (uint64_t i = 0; i < size / chunk; ++i)
+            if (sc::pwrite64(fd, buf, chunk, static_cast<off_t>(i * stride)) != static_cast<ssize_t>(chunk))
+                fail_errno(errno, "cannot write %s", path);
+        std::free(buf);
+    }
     if (sync && sc::fsync(fd) != 0) fail_errno(errno, "cannot fsync %s", path);
+    if (evict_after) {
+        if (sc::fdatasync(fd) != 0) fail_errno(errno, "cannot fdatasync %s", path);
+        advise(fd, 0, 0, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED", path);
+    }
     if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", path);
     return kExitOk;
 }

@@ -35,7 +35,7 @@ constexpr Mode kModes[] = {
     {"dl",
      "--dir D --files N --size BYTES --epochs E --workers W [--read-size R=65536] [--compute-us U=200] "
      "[--seed S=1] "
-     "[--markers [--steps K]] [--persistent-workers] [--report]",
+     "[--markers [--steps K]] [--persistent-workers] [--drop-after] [--report]",
      "DataLoader-like input pipeline over a make-dataset dataset: each epoch shuffles (seed S+epoch), forks "
      "W "
      "workers that open, read (R-byte reads until EOF) and close their samples and send 16-byte messages "
@@ -46,7 +46,8 @@ constexpr Mode kModes[] = {
      "sample "
      "(s counts from 0 over the whole run). --persistent-workers forks the W workers once and sends each "
      "epoch's "
-     "assignment over a pipe. --report prints \"epochs= samples= elapsed_ns= digest=\".",
+     "assignment over a pipe. --drop-after drops each sample's pages (fadvise64 DONTNEED) after reading it. "
+     "--report prints \"epochs= samples= elapsed_ns= digest=\".",
      wl::run_dl},
     {"ranks",
      "--dir D --files N --size BYTES --ranks R --workers W --epochs E [--markers [--steps K]] [--compute-us "
@@ -144,7 +145,7 @@ constexpr Mode kModes[] = {
      "Over D/sample_000000.bin ... (make-dataset): openat, one read(B) at offset 0, close; with --evict "
      "instead openat, fdatasync, fadvise64(DONTNEED), close (setup: makes them cold).",
      wl::run_head_read},
-    {"write-file", "--file F --size S [--chunk C=1048576] [--fsync]",
+    {"write-file", "--file F --size S [--chunk C=1048576] [--stride T] [--fsync] [--evict-after]",
      "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], "
      "close.",
      wl::run_write_file},
