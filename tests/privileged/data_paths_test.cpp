@@ -286,6 +286,25 @@ TEST_F(IoUring, DirectReadsAreTheirProcessesBlockBytes) {
     EXPECT_LE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kSize + 64 * 1024);
 }
 
+// The threads io_uring does its work on belong to the ring's owner (5.12+):
+// requests a SQPOLL thread submits, and requests sent to io-wq workers, are
+// the owner's requests, and the device reads they cause are charged to it,
+// never to a kernel thread or to nobody.
+TEST_F(IoUring, SqpollAndIoWqWorkIsTheOwnersWork) {
+    for (const char* how : {"--sqpoll", "--async"}) {
+        SCOPED_TRACE(how);
+        auto j = record(
+            {workload_bin(), "uring", "--file", src, "--chunk", "16384", "--depth", "16", "--direct", how});
+        if (auto why = missing(j); !why.empty()) GTEST_SKIP() << "io_uring probes not attached: " << why;
+        expect_uring(j, "read", kSize / 16384, 16384);
+        ASSERT_EQ(j["processes"].size(), 1u);
+        EXPECT_GE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kSize);
+        EXPECT_LE(j["processes"][0]["block"]["read_bytes"].get<uint64_t>(), kSize + 64 * 1024);
+        if (std::string(how) == "--async")  // every request went to an io-wq worker
+            EXPECT_EQ(j["paths"]["io_uring"]["read"]["offloaded"], kSize / 16384);
+    }
+}
+
 TEST_F(IoUring, WritesToAFixedFileResolveToItsPath) {
     auto j = record({workload_bin(), "uring", "--file", src, "--op", "write", "--chunk", "8192", "--depth",
                      "32", "--fixed"});

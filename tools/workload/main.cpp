@@ -164,13 +164,14 @@ constexpr Mode kModes[] = {
      wl::run_aio},
     {"uring",
      "--file F [--op read|write] [--chunk C=4096] [--depth D=8] [--direct] [--fixed] [--vectored] "
-     "[--ring-meta]",
+     "[--ring-meta] [--sqpoll] [--async]",
      "Open F (O_RDWR for --op write; O_DIRECT with --direct), fstat, io_uring_setup(D) and map its rings "
      "(raw syscalls, no liburing), [register F as fixed file 0 with --fixed], then S/C IORING_OP_READ (or "
      "WRITE; READV/WRITEV of two iovecs with --vectored) requests of C bytes in file order, D per "
      "io_uring_enter, which waits for all D; close the ring, close F. With --ring-meta F is opened, "
-     "stat'ed and closed by IORING_OP_OPENAT, STATX and CLOSE requests instead (the ring set up first). S "
-     "must be a multiple of C.",
+     "stat'ed and closed by IORING_OP_OPENAT, STATX and CLOSE requests instead (the ring set up first). "
+     "--sqpoll: the ring's SQPOLL thread submits; --async: every request goes to an io-wq worker "
+     "(IOSQE_ASYNC). S must be a multiple of C.",
      wl::run_uring},
 };
 

@@ -47,8 +47,14 @@ void* map_ring(int ring, size_t size, off_t what, const char* name) {
 // One io_uring and its mapped rings.
 class Ring {
 public:
-    explicit Ring(uint64_t depth) {
+    // sqpoll: a kernel thread of the ring's owner (iou-sqp-PID, 5.12+)
+    // submits the SQEs; io_uring_enter only waits (and wakes it).
+    explicit Ring(uint64_t depth, bool sqpoll = false) : sqpoll_(sqpoll) {
         io_uring_params p{};
+        if (sqpoll) {
+            p.flags = IORING_SETUP_SQPOLL;
+            p.sq_thread_idle = 1000;  // ms
+        }
         fd_ = static_cast<int>(::syscall(SYS_io_uring_setup, static_cast<unsigned>(depth), &p));
         if (fd_ < 0) fail_errno(errno, "io_uring_setup(%llu)", static_cast<unsigned long long>(depth));
         const size_t sq_size = p.sq_off.array + p.sq_entries * sizeof(uint32_t);
@@ -86,8 +92,9 @@ public:
         sq_tail_->store(tail_, std::memory_order_release);
         queued_ = 0;
         for (uint32_t done = 0; done < batch;) {
-            const long r = ::syscall(SYS_io_uring_enter, fd_, done == 0 ? batch : 0u, batch - done,
-                                     IORING_ENTER_GETEVENTS, nullptr, 0);
+            const unsigned flags = IORING_ENTER_GETEVENTS | (sqpoll_ ? IORING_ENTER_SQ_WAKEUP : 0u);
+            const long r =
+                ::syscall(SYS_io_uring_enter, fd_, done == 0 ? batch : 0u, batch - done, flags, nullptr, 0);
             if (r < 0) {
                 if (errno == EINTR) continue;
                 fail_errno(errno, "io_uring_enter (%s)", what);
@@ -107,6 +114,7 @@ public:
 
 private:
     int fd_ = -1;
+    bool sqpoll_ = false;
     io_uring_sqe* sqes_ = nullptr;
     std::atomic<uint32_t>*sq_tail_ = nullptr, *cq_head_ = nullptr, *cq_tail_ = nullptr;
     uint32_t sq_mask_ = 0, cq_mask_ = 0, tail_ = 0, queued_ = 0;
@@ -144,7 +152,7 @@ void ring_close(Ring& ring, int fd, const char* path) {
 
 struct Job {
     const char* path;
-    bool write, fixed, vectored;
+    bool write, fixed, vectored, async;
     uint64_t chunk, depth, n;
     int fd;
 };
@@ -162,7 +170,7 @@ void transfer(Ring& ring, const Job& j) {
             io_uring_sqe* e = ring.next();
             e->opcode = op;
             e->fd = j.fixed ? 0 : j.fd;
-            e->flags = j.fixed ? IOSQE_FIXED_FILE : 0;
+            e->flags = (j.fixed ? IOSQE_FIXED_FILE : 0) | (j.async ? IOSQE_ASYNC : 0);
             e->off = (next + i) * j.chunk;
             e->addr = reinterpret_cast<uint64_t>(buf + i * j.chunk);
             e->len = static_cast<uint32_t>(j.chunk);
@@ -192,7 +200,9 @@ void transfer(Ring& ring, const Job& j) {
 // --fixed], then S/C requests of C bytes in file order (READV/WRITEV of two
 // iovecs with --vectored), D per io_uring_enter (which waits for all D),
 // [IORING_OP_CLOSE of the file with --ring-meta], munmap, close(ring),
-// close(file) (not with --ring-meta).
+// close(file) (not with --ring-meta). --sqpoll: the ring's SQPOLL thread
+// submits the requests; --async: each request is sent to an io-wq worker
+// (IOSQE_ASYNC). Both kinds of thread belong to the process (5.12+).
 int run_uring(int argc, char** argv) {
     const Args args({{"file", true},
                      {"op", true},
@@ -201,7 +211,9 @@ int run_uring(int argc, char** argv) {
                      {"direct", false},
                      {"fixed", false},
                      {"vectored", false},
-                     {"ring-meta", false}},
+                     {"ring-meta", false},
+                     {"sqpoll", false},
+                     {"async", false}},
                     argc, argv);
     Job j{};
     j.path = args.text("file");
@@ -211,6 +223,8 @@ int run_uring(int argc, char** argv) {
     const bool direct = args.flag("direct"), meta = args.flag("ring-meta");
     j.fixed = args.flag("fixed");
     j.vectored = args.flag("vectored");
+    j.async = args.flag("async");
+    const bool sqpoll = args.flag("sqpoll");
     if (op != "read" && op != "write")
         fail_usage("--op %.*s: expected read or write", static_cast<int>(op.size()), op.data());
     if (direct && j.chunk % (j.vectored ? 2 * kPageSize : kPageSize) != 0)
@@ -222,13 +236,13 @@ int run_uring(int argc, char** argv) {
     uint64_t size = 0;
     std::unique_ptr<Ring> ring;
     if (meta) {
-        ring = std::make_unique<Ring>(j.depth);
+        ring = std::make_unique<Ring>(j.depth, sqpoll);
         j.fd = ring_open(*ring, j.path, flags, size);
     } else {
         j.fd = sc::openat(AT_FDCWD, j.path, flags);
         if (j.fd < 0) fail_errno(errno, "cannot open %s", j.path);
         size = regular_file_size(j.fd, j.path);
-        ring = std::make_unique<Ring>(j.depth);
+        ring = std::make_unique<Ring>(j.depth, sqpoll);
     }
     if (size == 0 || size % j.chunk != 0)
         fail("%s: its size (%llu) must be a non-zero multiple of --chunk (%llu)", j.path,
