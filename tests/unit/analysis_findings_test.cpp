@@ -335,6 +335,33 @@ TEST(AnalysisDatasetExceedsCache, SilentWhenTheJobDroppedThePagesItself) {
     EXPECT_EQ(f.evidence["epochs"][0]["evicted_by_job_bytes"], 0u);
 }
 
+// The same epochs, named for what they are: the job evicts its own data
+// (#19). Info, so a real stall or a real cache shortage still comes first.
+TEST(AnalysisSelfEviction, NamesTheJobsOwnDrops) {
+    auto r = clean_report();
+    EXPECT_EQ(find(analyze(r), "self_eviction"), nullptr);
+    r.epochs[1].page_cache = cache(0, 3 * kGiB);
+    r.epochs[2].page_cache = cache(0, 3 * kGiB);
+    r.epochs[1].page_cache.evicted_bytes = r.epochs[1].page_cache.evicted_by_job_bytes = 3 * kGiB;
+    r.epochs[2].page_cache.evicted_bytes = r.epochs[2].page_cache.evicted_by_job_bytes = 3 * kGiB;
+    const auto f = expect_finding(r, "self_eviction");
+    EXPECT_STREQ(severity_name(f.severity), "info");
+    EXPECT_EQ(f.evidence["epochs_judged"], 2u);
+    EXPECT_EQ(f.evidence["epochs_missing"], 2u);
+    EXPECT_EQ(f.evidence["evicted_by_job_bytes"], 6 * kGiB);
+    EXPECT_EQ(f.evidence["epochs"][1]["epoch"], 3u);
+    EXPECT_NE(f.title.find("drops its own"), std::string::npos) << f.title;
+    EXPECT_NE(f.recommendation.find("not memory pressure"), std::string::npos);
+    // Reclaim's evictions are the cache's shortage, not the job's doing.
+    r.epochs[1].page_cache.evicted_by_job_bytes = r.epochs[2].page_cache.evicted_by_job_bytes = 0;
+    EXPECT_EQ(find(analyze(r), "self_eviction"), nullptr);
+    EXPECT_NE(find(analyze(r), "dataset_exceeds_cache"), nullptr);
+    // Without the page-cache probe, silent.
+    r.epochs[1].page_cache.evicted_by_job_bytes = r.epochs[2].page_cache.evicted_by_job_bytes = 3 * kGiB;
+    r.capture = capture(/*pagecache=*/false);
+    EXPECT_EQ(find(analyze(r), "self_eviction"), nullptr);
+}
+
 TEST(AnalysisDatasetExceedsCache, SilentWithoutProbeOrLaterEpochs) {
     auto r = clean_report();
     r.epochs[1].page_cache = cache(0, 3 * kGiB);
@@ -681,6 +708,6 @@ TEST(AnalysisFindings, DocsListEveryThreshold) {
         EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " not documented";
     for (const char* id :
          {"small_reads", "random_access", "io_stall", "rank_imbalance", "dataset_exceeds_cache",
-          "metadata_heavy", "many_small_files", "readahead_waste", "checkpoint_stall"})
+          "metadata_heavy", "many_small_files", "readahead_waste", "checkpoint_stall", "self_eviction"})
         EXPECT_NE(doc.find(std::string("`") + id + "`"), std::string::npos) << id;
 }

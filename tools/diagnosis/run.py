@@ -35,7 +35,7 @@ CGROUP_V1 = "/sys/fs/cgroup/memory"
 
 # Every rule id of docs/findings.md, in that table's order: the columns of the
 # confusion table. A case label may only use these and "none".
-RULES = ["small_reads", "random_access", "io_stall", "rank_imbalance", "dataset_exceeds_cache",
+RULES = ["small_reads", "random_access", "io_stall", "rank_imbalance", "dataset_exceeds_cache", "self_eviction",
          "metadata_heavy", "many_small_files", "readahead_waste", "mmap_random", "startup_io", "checkpoint_stall", "shallow_async"]
 NONE = "none"
 
@@ -422,6 +422,8 @@ def result_rows(results):
         c = r["case"]
         found = ", ".join("%s (%s)" % f for f in r["found"]) or "none"
         note = "; ".join(r["problems"])
+        if r.get("first_try"):
+            note = ("failed once, passed when run again: %s" % r["first_try"]) + ("; " + note if note else "")
         if c.get("pending"):
             note = ("pending: %s" % c["pending"]) + ("; " + note if note else "; passes now")
         rows.append([r["name"], c["expect"], ", ".join(c.get("forbid", [])) or "-", found, r["status"], note])
@@ -534,6 +536,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds of case and twin (default 3)")
     ap.add_argument("--no-twins", action="store_true", help="skip the fixed twins and the timing")
     ap.add_argument("--job-timeout", type=float, default=120)
+    ap.add_argument("--retry-failed", action="store_true",
+                    help="run a case that failed once more (CI: the machine is shared and timing-sensitive "
+                    "cases can lose to load); a pass on the retry is named in its notes, never hidden")
     ap.add_argument("--write-docs", metavar="PATH", help="write the results into PATH (docs/diagnosis.md)")
     ap.add_argument("--list", action="store_true", help="list the cases and their labels")
     ap.add_argument("--rejudge", action="store_true",
@@ -566,6 +571,13 @@ def main():
     for c in cases:
         log("== %s" % c["name"])
         r = rejudge_case(args, c) if args.rejudge else run_case(args, c)
+        if r["status"] == "FAIL" and args.retry_failed and not args.rejudge:
+            log("   FAIL (%s): running it once more" % "; ".join(r["problems"]))
+            first = r
+            r = run_case(args, c)
+            r["seconds"] += first["seconds"]
+            if r["status"] != "FAIL":
+                r["first_try"] = "; ".join(first["problems"])
         log("   %s in %.1f s%s" % (r["status"], r["seconds"], (": " + "; ".join(r["problems"])) if r["problems"]
                                     else ""))
         results.append(r)

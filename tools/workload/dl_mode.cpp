@@ -16,11 +16,13 @@
 #include "dataset.h"
 #include "markers.h"
 #include "modes.h"
+#include "page_cache.h"
 #include "pipeline.h"
 #include "rng.h"
 #include "sys.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +78,7 @@ uint64_t load_sample(const Shared& sh, uint32_t pos, uint32_t worker) {
         sum.update(sh.buf, static_cast<size_t>(n));
         total += static_cast<uint64_t>(n);
     }
+    if (cfg.drop_after) advise(fd, 0, 0, POSIX_FADV_DONTNEED, "POSIX_FADV_DONTNEED", path);
     if (sc::close(fd) != 0) fail_errno(errno, "worker %u: cannot close %s", worker, path);
     if (total != cfg.size)
         fail("worker %u: %s holds %llu bytes, not --size %llu: recreate the dataset with make-dataset",
@@ -289,6 +292,7 @@ int run_dl(int argc, char** argv) {
                      {"markers", false},
                      {"steps", true},
                      {"persistent-workers", false},
+                     {"drop-after", false},
                      {"report", false}},
                     argc, argv);
     PipelineConfig cfg;
@@ -304,6 +308,7 @@ int run_dl(int argc, char** argv) {
     cfg.steps = args.number_or("steps", 0, 1, 10'000'000);
     if (cfg.steps != 0 && !cfg.markers) fail_usage("--steps needs --markers");
     cfg.persistent = args.flag("persistent-workers");
+    cfg.drop_after = args.flag("drop-after");
     const bool report = args.flag("report");
     cfg.share.resize(files);
     for (uint32_t i = 0; i < files; ++i) cfg.share[i] = i;

@@ -20,6 +20,7 @@ struct PipelineConfig {
     uint64_t steps = 0;       // with markers: a step marker every `steps` samples (0: none)
     bool persistent = false;  // fork the workers once, reuse them every epoch
     uint32_t repeat = 1;      // load (open, read to EOF, close) every sample this many times
+    bool drop_after = false;  // fadvise64(DONTNEED) of each sample after reading it, before its close
 };
 
 // Runs every epoch; returns the digest of the sample checksums consumed, in

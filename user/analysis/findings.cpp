@@ -88,6 +88,7 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
         detail::metadata_heavy,   detail::many_small_files,
         detail::readahead_waste,  detail::shallow_async,
         detail::mmap_random,      detail::startup_io,
+        detail::self_eviction,
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);

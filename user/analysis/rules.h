@@ -22,6 +22,7 @@ void random_access(const model::Report& r, const Thresholds& t, Candidates& out)
 void metadata_heavy(const model::Report& r, const Thresholds& t, Candidates& out);
 void many_small_files(const model::Report& r, const Thresholds& t, Candidates& out);
 void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidates& out);
+void self_eviction(const model::Report& r, const Thresholds& t, Candidates& out);
 void readahead_waste(const model::Report& r, const Thresholds& t, Candidates& out);
 void io_stall(const model::Report& r, const Thresholds& t, Candidates& out);
 void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out);

@@ -9,22 +9,32 @@ namespace iolens::analysis::detail {
 
 using nlohmann::json;
 
-// dataset_exceeds_cache: epochs after the first keep bringing most of what
-// they read into the cache again, so the data set (or the part of it this
-// node reads) does not stay cached between epochs.
-void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidates& out) {
-    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
-    uint32_t judged = 0;
-    json missing = json::array();
-    double hit_sum = 0;
-    uint64_t miss_bytes = 0, read_bytes = 0;
+namespace {
+
+// An epoch after the first that brought most of what it read into the cache
+// again (dataset_exceeds_cache, self_eviction judge the same epochs).
+struct MissingEpoch {
+    const model::EpochStats* epoch;
+    uint64_t read_bytes;
+    double hit_ratio;
+    uint64_t dropped_by_job;  // evicted_by_job_bytes of this epoch and the one before
+};
+
+struct EpochMisses {
+    uint32_t judged = 0;                 // epochs that could be judged
+    std::vector<MissingEpoch> by_cache;  // missing, not explained by the job's own drops
+    std::vector<MissingEpoch> by_job;    // missing, at least half explained by them
+};
+
+EpochMisses epoch_misses(const model::Report& r, const Thresholds& t) {
+    EpochMisses m;
     for (size_t k = 0; k < r.epochs.size(); ++k) {
         const auto& e = r.epochs[k];
         if (e.index < t.cache_min_epoch_index) continue;
         const uint64_t rb = e.ops[IOLENS_OP_READ].bytes;
         const auto hit = e.page_cache.hit_ratio();
         if (rb < t.cache_min_epoch_read_bytes || !hit) continue;
-        ++judged;
+        ++m.judged;
         const double miss_share = static_cast<double>(e.page_cache.miss_bytes) / static_cast<double>(rb);
         if (*hit > t.cache_max_hit_ratio || miss_share < t.cache_min_miss_share) continue;
         // Pages the job dropped itself (POSIX_FADV_DONTNEED, truncate, ...;
@@ -32,30 +42,51 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
         // of its misses: the data did not fail to fit, the job evicted it.
         const uint64_t by_job =
             e.page_cache.evicted_by_job_bytes + (k > 0 ? r.epochs[k - 1].page_cache.evicted_by_job_bytes : 0);
-        if (2 * by_job >= e.page_cache.miss_bytes) continue;
-        hit_sum += *hit;
-        miss_bytes += e.page_cache.miss_bytes;
-        read_bytes += rb;
-        missing.push_back({{"epoch", e.index},
-                           {"read_bytes", rb},
-                           {"miss_bytes", e.page_cache.miss_bytes},
-                           {"hit_ratio", round4(*hit)},
-                           {"evicted_bytes", e.page_cache.evicted_bytes},
-                           {"evicted_by_job_bytes", e.page_cache.evicted_by_job_bytes}});
+        (2 * by_job >= e.page_cache.miss_bytes ? m.by_job : m.by_cache).push_back({&e, rb, *hit, by_job});
     }
+    return m;
+}
+
+nlohmann::json epoch_rows(const std::vector<MissingEpoch>& epochs) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& m : epochs)
+        rows.push_back({{"epoch", m.epoch->index},
+                        {"read_bytes", m.read_bytes},
+                        {"miss_bytes", m.epoch->page_cache.miss_bytes},
+                        {"hit_ratio", round4(m.hit_ratio)},
+                        {"evicted_bytes", m.epoch->page_cache.evicted_bytes},
+                        {"evicted_by_job_bytes", m.epoch->page_cache.evicted_by_job_bytes}});
+    return rows;
+}
+
+}  // namespace
+
+// dataset_exceeds_cache: epochs after the first keep bringing most of what
+// they read into the cache again, so the data set (or the part of it this
+// node reads) does not stay cached between epochs.
+void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidates& out) {
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
+    const EpochMisses m = epoch_misses(r, t);
     // "Keep missing": at least half of the epochs that could be judged.
-    const uint32_t n = static_cast<uint32_t>(missing.size());
-    if (n == 0 || 2 * n < judged) return;
+    const uint32_t n = static_cast<uint32_t>(m.by_cache.size());
+    if (n == 0 || 2 * n < m.judged) return;
+    double hit_sum = 0;
+    uint64_t miss_bytes = 0, read_bytes = 0;
+    for (const auto& e : m.by_cache) {
+        hit_sum += e.hit_ratio;
+        miss_bytes += e.epoch->page_cache.miss_bytes;
+        read_bytes += e.read_bytes;
+    }
     const double mean_hit = hit_sum / n;
 
     model::Evidence ev;
-    ev.count("epochs_judged", judged)
+    ev.count("epochs_judged", m.judged)
         .count("epochs_missing", n)
         .share("mean_hit_ratio", round4(mean_hit))
         .bytes("miss_bytes", miss_bytes)
         .bytes("read_bytes", read_bytes)
         .bytes("evicted_bytes", r.page_cache.evicted_bytes)
-        .details("epochs", std::move(missing));
+        .details("epochs", epoch_rows(m.by_cache));
     // Epoch 1 reads the data set once: the best estimate of its size here.
     for (const auto& e : r.epochs)
         if (e.index == 1) ev.bytes("first_epoch_read_bytes", e.ops[IOLENS_OP_READ].bytes);
@@ -72,6 +103,45 @@ void dataset_exceeds_cache(const model::Report& r, const Thresholds& t, Candidat
                     "read large sequential shards (or O_DIRECT) so each epoch streams at disk "
                     "bandwidth instead of thrashing the cache."},
                    (1.0 - mean_hit) / (1.0 - t.cache_max_hit_ratio)});
+}
+
+// self_eviction: the same epochs miss, but because the job drops its own
+// pages (POSIX_FADV_DONTNEED, truncation, drop_caches from inside the job),
+// not because memory is short: named as such, so nobody buys memory for it.
+// Info: a job may mean it (a cold-read benchmark); a loader that does it by
+// habit pays a storage read per sample per epoch.
+void self_eviction(const model::Report& r, const Thresholds& t, Candidates& out) {
+    if (!recording::probe_live(r.capture, recording::kProbePageCache)) return;
+    const EpochMisses m = epoch_misses(r, t);
+    const uint32_t n = static_cast<uint32_t>(m.by_job.size());
+    if (n == 0 || 2 * n < m.judged) return;
+    uint64_t miss_bytes = 0, read_bytes = 0, dropped = 0;
+    for (const auto& e : m.by_job) {
+        miss_bytes += e.epoch->page_cache.miss_bytes;
+        read_bytes += e.read_bytes;
+    }
+    for (const auto& e : r.epochs) dropped += e.page_cache.evicted_by_job_bytes;
+    model::Evidence ev;
+    ev.count("epochs_judged", m.judged)
+        .count("epochs_missing", n)
+        .bytes("miss_bytes", miss_bytes)
+        .bytes("read_bytes", read_bytes)
+        .bytes("evicted_by_job_bytes", dropped)
+        .bytes("evicted_bytes", r.page_cache.evicted_bytes)
+        .details("epochs", epoch_rows(m.by_job));
+    const double miss_share =
+        read_bytes ? static_cast<double>(miss_bytes) / static_cast<double>(read_bytes) : 0;
+    out.push_back(
+        {{"self_eviction", model::Severity::Info,
+          fmt::format("the job drops its own cached data and reads it again from storage ({} dropped)",
+                      human_bytes(dropped)),
+          std::move(ev),
+          "The job itself evicts the pages it reads again (POSIX_FADV_DONTNEED, "
+          "madvise(MADV_PAGEOUT/DONTNEED) on a file mapping, truncating or rewriting the files, "
+          "or writing /proc/sys/vm/drop_caches), not memory pressure: more memory will not help. "
+          "Unless cold reads are the point (a storage benchmark), drop only data that will not be "
+          "read again, or let the kernel manage the cache."},
+         miss_share});
 }
 
 // readahead_waste: readahead brought in pages the job never read, before
