@@ -25,7 +25,7 @@ apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config clang llvm libclang-rt-14-dev clang-format-14 \
     libbpf-dev bpftool libelf-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
-    strace bpftrace time fio sqlite3 \
+    strace bpftrace time fio sqlite3 tmux \
     dpkg-dev file lintian man-db \
     qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
     python3-torch python3-torchvision python3-pil python3-numpy python3-h5py >/dev/null

@@ -25,7 +25,7 @@ TEST(CliDoc, OnePagePerVisibleSubcommandAndTheRoot) {
     std::vector<std::string> names;
     for (const auto& p : pages) names.push_back(p.name);
     EXPECT_EQ(names, (std::vector<std::string>{"iolens", "iolens-record", "iolens-report", "iolens-diff",
-                                               "iolens-check", "iolens-self-test"}));
+                                               "iolens-top", "iolens-check", "iolens-self-test"}));
     for (const auto& p : pages) {
         EXPECT_EQ(p.roff.rfind(".TH ", 0), 0u) << p.name;
         EXPECT_NE(p.roff.find(".SH NAME\n" + roff_escape(p.name) + " \\- "), std::string::npos) << p.name;

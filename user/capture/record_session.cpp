@@ -190,6 +190,7 @@ Result<void> RecordSession::open_output() {
     wopt.force = opt_.force;
     wopt.deferred = true;
     wopt.flush_bytes = kFlushBytes;
+    wopt.observer = opt_.chunk_observer;
     auto writer = recording::Writer::create(opt_.output_path, wopt);
     if (!writer) return writer.error();
     writer_ = std::move(writer.value());
@@ -471,6 +472,15 @@ Result<void> RecordSession::event_loop() {
         if (now - last_flush >= kFlushEveryNs) {
             last_flush = now;
             note(writer_->flush());
+        }
+        if (opt_.on_tick && !stop) {
+            const RecordOptions::LiveStatus live{now, attach_mono_, stream_->records(), [this]() {
+                                                     auto c = probes_->read_counters();
+                                                     uint64_t lost = 0;
+                                                     for (const char* name : kLossCounters) lost += c[name];
+                                                     return lost;
+                                                 }};
+            if (opt_.on_tick(live, capture_.stop_reason)) stop = true;
         }
         warn_write_failure();
     }

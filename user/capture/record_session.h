@@ -6,12 +6,15 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "probes/features.h"
 #include "probes/probe_set.h"
+#include "recording/recording.h"
 #include "util/result.h"
 
 namespace iolens::capture {
@@ -32,6 +35,22 @@ struct RecordOptions {
     // "sampled" (short windows, scaled: probes::RunStats), "always" (every
     // run timed: exact, but adds ~140 ns per traced syscall here), "off".
     std::string bpf_stats = "sampled";
+    // `iolens top`: every chunk written to the recording is shown to
+    // chunk_observer (the live model), and on_tick runs on every turn of the
+    // event loop (at least every 50 ms, after the buffered records were
+    // written out when 100 ms had passed); it returns true to stop recording
+    // (a launched command is then waited for, as when the duration ends),
+    // with stop_reason set to say why.
+    std::function<void(recording::ChunkType, std::span<const std::byte>)> chunk_observer = {};
+    struct LiveStatus {
+        uint64_t now_ns = 0;     // CLOCK_MONOTONIC
+        uint64_t attach_ns = 0;  // when tracing went live
+        uint64_t records = 0;    // delivered to the recorder so far
+        // Events lost so far, as the END chunk will count them (reads the
+        // kernel's counters: call it when drawing, not on every tick).
+        std::function<uint64_t()> lost;
+    };
+    std::function<bool(const LiveStatus&, std::string& stop_reason)> on_tick = {};
 };
 
 struct RecordOutcome {

@@ -96,6 +96,10 @@ struct WriterOptions {
     // name at once): `record` commits once the traced command runs, so a
     // failure before that leaves an old recording intact and no new file.
     bool deferred = false;
+    // Shown every chunk as it is written (before the write, so a chunk a full
+    // disk loses is still shown): `iolens top` feeds its live model from the
+    // same chunks the file gets.
+    std::function<void(ChunkType, std::span<const std::byte>)> observer = {};
 };
 
 // Writes a recording, through util/output_file.h: a fresh file of mode 0600

@@ -52,6 +52,7 @@ struct Writer::Impl {
     std::optional<OutputFile> file;
     int fd = -1;
     size_t flush_bytes = 0;
+    std::function<void(ChunkType, std::span<const std::byte>)> observer;
     std::vector<std::byte> records;  // the RECORDS chunk being filled
     uint64_t buffered_records = 0;   // records in it, as the caller counted them
     uint64_t written = 0;            // bytes in the file: header + whole chunks
@@ -65,6 +66,7 @@ struct Writer::Impl {
 
     Result<void> write_chunk(ChunkType type, const void* data, size_t size) {
         if (auto ok = usable(); !ok) return ok;
+        if (observer) observer(type, {static_cast<const std::byte*>(data), size});
         if (size > kMaxChunkPayload) {
             return make_error("cannot write a " + std::to_string(size) + "-byte chunk to " + path +
                               ": over the " + std::to_string(kMaxChunkPayload >> 20) + " MiB chunk limit");
@@ -131,6 +133,7 @@ Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, WriterOp
     w->impl_->file.emplace(std::move(file.value()));
     w->impl_->fd = fd;
     w->impl_->flush_bytes = std::min<size_t>(options.flush_bytes, kMaxChunkPayload);
+    w->impl_->observer = std::move(options.observer);
     w->impl_->records.reserve(std::min<size_t>(w->impl_->flush_bytes, 4u << 20));
     w->impl_->written = sizeof(header);
     if (!options.deferred)
