@@ -63,6 +63,22 @@ TEST_F(Top, BatchIntervalsAddUpToTheRecordingsTotals) {
     EXPECT_NE(r.out.find("rank 0"), std::string::npos) << r.out;
 }
 
+// record --live: top's header line on stderr every second, while the
+// recording and its report stay what they would be without it.
+TEST_F(Top, RecordLiveShowsTheHeaderLineEverySecond) {
+    std::vector<std::string> cmd = {iolens_bin(),        "record", "--live",          "-o",
+                                    dir / "live.iolens", "--json", dir / "live.json", "--"};
+    for (const auto& a : job("24")) cmd.push_back(a);  // 24 epochs of 8 x 20 ms: about 4 s
+    const auto r = run(cmd);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    size_t lines = 0;
+    for (size_t at = 0; (at = r.err.find(" traced, read ", at)) != std::string::npos; ++at) ++lines;
+    EXPECT_GE(lines, 2u) << r.err;
+    EXPECT_NE(r.err.find("0 lost"), std::string::npos) << r.err;
+    const auto j = load_json(dir / "live.json");
+    EXPECT_EQ(j["totals"]["read"]["bytes"], 24ull * 8 * (1 << 20));
+}
+
 // tmux on a socket of its own; the pane's screen as text.
 class Tmux {
 public:

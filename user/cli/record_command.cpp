@@ -2,10 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 
 #include "analysis/summarize.h"
 #include "cli/commands.h"
+#include "cli/live_model.h"
 #include "cli/output.h"
 #include "probes/features.h"
 #include "util/output_file.h"
@@ -68,6 +72,9 @@ void register_record(CLI::App& app, Action& action) {
     add_output_options(
         sub, opts->out,
         "Environment variable holding each process's rank (before RANK, OMPI_COMM_WORLD_RANK, ...)");
+    sub->add_flag("--live", opts->live,
+                  "Show iolens top's header line on stderr every second while recording (rates, hit ratio, "
+                  "devices, losses)");
     sub->add_option("--ringbuf-mib", opts->ringbuf_mib,
                     "Kernel ring buffer size in MiB (a power of two, 1 to 1024)")
         ->capture_default_str()
@@ -115,7 +122,25 @@ void register_record(CLI::App& app, Action& action) {
                 spdlog::error("{}", r.error().message);
                 return 2;
             }
+            // --live: the live model of `iolens top`, one header line a second
+            // (rewritten in place on a terminal, one line each otherwise).
+            LiveModel live;
+            const bool tty = isatty(STDERR_FILENO);
+            if (opts->live) {
+                options->chunk_observer = [&live](recording::ChunkType t, std::span<const std::byte> p) {
+                    live.on_chunk(t, p);
+                };
+                options->on_tick = [&live, tty](const capture::RecordOptions::LiveStatus& s, std::string&) {
+                    if (!live.started()) live.start(s.now_ns);
+                    if (s.now_ns - live.last_snapshot_ns() < 1'000'000'000) return false;
+                    const std::string line = live_line(live.snapshot(s.now_ns, &s, analysis::TopView::Ranks));
+                    std::fprintf(stderr, tty ? "\r\x1b[K%s" : "%s\n", line.c_str());
+                    std::fflush(stderr);
+                    return false;
+                };
+            }
             auto outcome = capture::run_record(*options, features);
+            if (opts->live && tty && live.has_frame()) std::fputs("\n", stderr);
             if (!outcome) {
                 spdlog::error("{}", outcome.error().message);
                 return outcome.error().exit_status;

@@ -22,6 +22,7 @@ struct RecordCliOptions {
     std::string force_hook;
     std::string force_variant;
     std::string bpf_stats = "sampled";
+    bool live = false;  // --live: iolens top's header line on stderr every second
     OutputOptions out;
 };
 

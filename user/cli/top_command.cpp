@@ -21,6 +21,7 @@
 #include "capture/node.h"
 #include "capture/record_session.h"
 #include "cli/commands.h"
+#include "cli/live_model.h"
 #include "cli/options.h"
 #include "model/replay.h"
 #include "probes/features.h"
@@ -42,16 +43,6 @@ struct TopCliOptions {
     uint64_t iterations = 0;  // 0: until the job ends
     std::string view = "ranks";
 };
-
-uint64_t cpu_ns_self() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    const auto ns = [](const timeval& t) {
-        return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ull +
-               static_cast<uint64_t>(t.tv_usec) * 1000ull;
-    };
-    return ns(ru.ru_utime) + ns(ru.ru_stime);
-}
 
 // The terminal in the full-screen view: no echo, keys one at a time, the
 // alternate screen, no cursor; put back however top ends (q, Ctrl-C, the job
@@ -115,23 +106,20 @@ Result<analysis::TopView> parse_view(const std::string& v) {
     return make_error("--sort must be ranks, processes, files or devices, not '" + v + "'");
 }
 
-// The live model and the two snapshots a frame compares.
+// The full-screen or batch view of the live model.
 class LiveView {
 public:
     LiveView(analysis::TopView view, uint64_t interval_ns, bool batch)
         : view_(view), interval_ns_(interval_ns), batch_(batch) {}
 
     void on_chunk(recording::ChunkType type, std::span<const std::byte> payload) {
-        recording::Chunk c{type, std::vector<std::byte>(payload.begin(), payload.end())};
-        if (auto r = replay_.apply(c); !r) problem_ = r.error().message;
+        model_.on_chunk(type, payload);
     }
 
     // Returns true to stop (q, or the -n count reached).
     bool on_tick(const capture::RecordOptions::LiveStatus& live, std::string& reason, uint64_t iterations) {
-        if (!started_) {
-            started_ = true;
-            last_snap_ns_ = live.now_ns;
-            last_cpu_ = cpu_ns_self();
+        if (!model_.started()) {
+            model_.start(live.now_ns);
             if (!batch_) screen_.open();
         }
         bool redraw = false;
@@ -143,6 +131,7 @@ public:
                 }
                 if (auto v = parse_view(std::string(1, k)); v) {
                     view_ = *v;
+                    if (model_.has_frame()) model_.reframe(view_);
                     redraw = true;
                 }
             }
@@ -152,12 +141,12 @@ public:
                 redraw = true;
             }
         }
-        if (live.now_ns - last_snap_ns_ >= interval_ns_) {
-            snapshot(live.now_ns, live.now_ns - live.attach_ns, live.records, live.lost ? live.lost() : 0);
+        if (live.now_ns - model_.last_snapshot_ns() >= interval_ns_) {
+            model_.snapshot(live.now_ns, &live, view_);
             redraw = true;
             ++frames_;
         }
-        if (redraw && have_frame_) show();
+        if (redraw && model_.has_frame()) show();
         if (iterations && frames_ >= iterations) {
             reason = "iolens top: " + std::to_string(iterations) + " intervals shown (-n)";
             return true;
@@ -168,67 +157,35 @@ public:
     // After the recording ended: the last stretch, from the whole model.
     void finish(uint64_t now_ns) {
         screen_.close();
-        if (!started_) return;
-        snapshot(now_ns, 0, 0, 0, /*final=*/true);
+        if (!model_.started()) return;
+        model_.snapshot(now_ns, nullptr, view_);
         if (batch_) show();
     }
-    const std::string& problem() const { return problem_; }
+    const std::string& problem() const { return model_.problem(); }
 
 private:
-    void snapshot(uint64_t now_ns, uint64_t elapsed_ns, uint64_t records, uint64_t lost, bool final = false) {
-        model::Report next = replay_.finish();
-        analysis::add_findings(next);
-        // The recording names the disks at its end: until then, from sysfs.
-        for (auto& d : next.block_devices)
-            if (d.name.empty() || d.name.find(':') != std::string::npos)
-                d.name = capture::block_device_name(d.dev);
-        const uint64_t cpu = cpu_ns_self();
-        const uint64_t interval = now_ns - last_snap_ns_;
-        prev_ = std::move(cur_);
-        cur_ = std::move(next);
-        frame_ = analysis::make_top_frame(prev_, cur_, interval, view_);
-        frame_.elapsed_ns = final ? cur_.capture.duration_ns : elapsed_ns;
-        frame_.records = final ? cur_.capture.events : records;
-        frame_.lost = final ? cur_.capture.lost_events : lost;
-        frame_.recorder_cpu_share =
-            interval ? static_cast<double>(cpu - last_cpu_) / static_cast<double>(interval) : 0;
-        last_cpu_ = cpu;
-        last_snap_ns_ = now_ns;
-        have_frame_ = true;
-    }
     void show() {
         if (batch_) {
             report::TopLayout layout;
             layout.batch = true;
             std::string s;
-            for (const auto& l : report::top_lines(frame_, layout)) s += l + "\n";
+            for (const auto& l : report::top_lines(model_.frame(), layout)) s += l + "\n";
             s += "\n";
             std::fwrite(s.data(), 1, s.size(), stdout);
             std::fflush(stdout);
             return;
         }
-        // A key changes the view of the same two snapshots.
-        auto f = analysis::make_top_frame(prev_, cur_, frame_.interval_ns, view_);
-        f.elapsed_ns = frame_.elapsed_ns;
-        f.records = frame_.records;
-        f.lost = frame_.lost;
-        f.recorder_cpu_share = frame_.recorder_cpu_share;
-        frame_ = std::move(f);
         report::TopLayout layout{size_.first, size_.second, false, 0};
-        screen_.draw(report::top_lines(frame_, layout));
+        screen_.draw(report::top_lines(model_.frame(), layout));
     }
 
-    model::Replay replay_;
-    model::Report prev_, cur_;
-    analysis::TopFrame frame_;
+    LiveModel model_;
     analysis::TopView view_;
     const uint64_t interval_ns_;
     const bool batch_;
     Screen screen_;
     std::pair<size_t, size_t> size_{0, 0};
-    bool started_ = false, have_frame_ = false;
-    uint64_t last_snap_ns_ = 0, last_cpu_ = 0, frames_ = 0;
-    std::string problem_;
+    uint64_t frames_ = 0;
 };
 
 int run_top(const TopCliOptions& o) {
