@@ -290,7 +290,33 @@ Result<void> RecordSession::write_env(pid_t pid) {
     return write_json(*writer_, recording::ChunkType::Env, {{"pid", pid}, {"vars", std::move(j)}});
 }
 
+namespace {
+
+// CLOCK_REALTIME with the CLOCK_MONOTONIC of the same moment: of three
+// monotonic-realtime-monotonic readings, the one with the shortest gap; the
+// uncertainty is half of it.
+struct ClockPair {
+    uint64_t realtime_ns, monotonic_ns, uncertainty_ns;
+};
+ClockPair clock_pair() {
+    ClockPair best{0, 0, UINT64_MAX};
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t m0 = clock_ns(CLOCK_MONOTONIC), r = clock_ns(CLOCK_REALTIME),
+                       m1 = clock_ns(CLOCK_MONOTONIC);
+        if ((m1 - m0) / 2 < best.uncertainty_ns) best = {r, m0 + (m1 - m0) / 2, (m1 - m0 + 1) / 2};
+    }
+    return best;
+}
+
+}  // namespace
+
 Result<void> RecordSession::write_start() {
+    const ClockPair anchor = clock_pair();
+    capture_.anchor_start_realtime_ns = anchor.realtime_ns;
+    capture_.anchor_start_monotonic_ns = anchor.monotonic_ns;
+    capture_.anchor_uncertainty_ns = anchor.uncertainty_ns;
+    capture_.job_id = opt_.job_id;
+    capture_.job_id_source = opt_.job_id_source;
     capture_.command = opt_.command;
     for (pid_t p : targets_) capture_.pids.push_back(static_cast<uint32_t>(p));
     capture_.start_unix_ns = clock_ns(CLOCK_REALTIME);
@@ -550,6 +576,10 @@ recording::CostInfo RecordSession::measure_cost() const {
 Result<void> RecordSession::write_end() {
     auto counters = probes_->read_counters();
     capture_.duration_ns = end_mono_ - attach_mono_;
+    const ClockPair anchor = clock_pair();
+    capture_.anchor_end_realtime_ns = anchor.realtime_ns;
+    capture_.anchor_end_monotonic_ns = anchor.monotonic_ns;
+    capture_.anchor_uncertainty_ns = std::max(capture_.anchor_uncertainty_ns, anchor.uncertainty_ns);
     capture_.events = stream_->records();
     for (const char* name : kLossCounters)
         if (counters[name]) capture_.lost_detail[name] = counters[name];

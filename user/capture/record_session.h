@@ -25,8 +25,9 @@ struct RecordOptions {
     std::optional<uint64_t> duration_ns;
     std::string output_path = "iolens.data";
     bool force = false;
-    bool drop_caches = false;  // sync and drop the page cache before tracing (cold runs)
-    std::string rank_env;      // --rank-env: a variable that overrides the standard rank variables
+    bool drop_caches = false;           // sync and drop the page cache before tracing (cold runs)
+    std::string rank_env;               // --rank-env: a variable that overrides the standard rank variables
+    std::string job_id, job_id_source;  // the batch system's job id (output_template.h), stored in META
     probes::ProbeOptions probe;
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
     // called), so the reported attach time covers feature probing too.

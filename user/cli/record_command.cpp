@@ -2,16 +2,23 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
 #include "analysis/summarize.h"
+#include "capture/node.h"
+#include "capture/output_template.h"
+#include "capture/process_env.h"
 #include "cli/commands.h"
 #include "cli/live_model.h"
 #include "cli/output.h"
 #include "probes/features.h"
+#include "model/rank_env.h"
+#include "util/clock.h"
+#include "util/errno_text.h"
 #include "util/output_file.h"
 
 namespace iolens::cli {
@@ -31,10 +38,36 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
         o.duration_ns = *d;
     }
     if (cli.output.empty()) return make_error("empty output path (-o)");
-    if (!cli.out.json_path.empty() && same_file(cli.out.json_path, cli.output))
-        return make_error("--json " + cli.out.json_path + " and the recording " + cli.output +
+    if (auto job = capture::job_id_from_env()) {
+        o.job_id = job->id;
+        o.job_id_source = job->source;
+    }
+    std::string output = cli.output;
+    if (capture::has_template(cli.output)) {
+        // The first rank: the launched command's (it inherits this
+        // environment) or the -p target's, by the variables the report reads.
+        auto names = model::rank_variables();
+        if (!cli.out.rank_env.empty()) names.insert(names.begin(), cli.out.rank_env);
+        const auto vars = capture::read_env_vars(cli.pid ? static_cast<pid_t>(cli.pid) : getpid(), names);
+        const auto rank = model::parse_rank_env(vars, cli.out.rank_env).rank;
+        capture::TemplateFacts facts{capture::host_name(), o.job_id, rank ? std::to_string(*rank) : "",
+                                     static_cast<uint64_t>(getpid()), clock_ns(CLOCK_REALTIME)};
+        auto expanded = capture::expand_output_template(cli.output, facts);
+        if (!expanded) return expanded.error();
+        output = *expanded;
+        // One directory level may be the template's own (job-%j/%h.iolens):
+        // made if missing, by whichever node gets there first.
+        const auto slash = output.rfind('/');
+        if (slash != std::string::npos && slash > 0) {
+            const std::string dir = output.substr(0, slash);
+            if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+                return errno_error("cannot create the directory " + dir + " for -o " + cli.output);
+        }
+    }
+    if (!cli.out.json_path.empty() && same_file(cli.out.json_path, output))
+        return make_error("--json " + cli.out.json_path + " and the recording " + output +
                           " are the same file: give the JSON report a name of its own");
-    o.output_path = cli.output;
+    o.output_path = output;
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;
     o.rank_env = cli.out.rank_env;
@@ -63,7 +96,9 @@ void register_record(CLI::App& app, Action& action) {
     sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")
         ->type_name("DURATION")
         ->check(not_empty());
-    sub->add_option("-o,--output", opts->output, "Recording file to write")
+    sub->add_option("-o,--output", opts->output,
+                    "Recording file to write; %h host, %j job id (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, "
+                    "FLUX_JOB_ID), %r first rank, %p iolens's pid, %t start time (UTC), %% a percent sign")
         ->type_name("FILE")
         ->capture_default_str();
     sub->add_flag("-f,--force", opts->force, "Replace an existing recording file");

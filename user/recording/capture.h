@@ -57,6 +57,15 @@ struct CaptureInfo {
     std::vector<uint32_t> pids;        // the target pids given or launched
     uint64_t start_unix_ns = 0;
     uint64_t start_mono_ns = 0;  // CLOCK_MONOTONIC at start (event clock)
+    // Clock anchors for aligning nodes (issue #16): CLOCK_REALTIME and
+    // CLOCK_MONOTONIC read together (monotonic, realtime, monotonic: the pair
+    // of the shortest of three tries, uncertainty half its gap) when tracing
+    // went live and when it ended. 0: not recorded (older recordings).
+    uint64_t anchor_start_realtime_ns = 0, anchor_start_monotonic_ns = 0;
+    uint64_t anchor_end_realtime_ns = 0, anchor_end_monotonic_ns = 0;
+    uint64_t anchor_uncertainty_ns = 0;  // the larger of the two pairs'
+    std::string job_id;                  // the batch system's (SLURM_JOB_ID, ...), or empty
+    std::string job_id_source;           // the variable it came from
     uint64_t duration_ns = 0;
     uint64_t events = 0;                          // records received from the kernel
     uint64_t lost_events = 0;                     // everything lost anywhere (sum of lost_detail)

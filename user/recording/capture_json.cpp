@@ -221,6 +221,13 @@ json capture_to_json(const CaptureInfo& c) {
         {"pids", c.pids},
         {"start_unix_ns", c.start_unix_ns},
         {"start_mono_ns", c.start_mono_ns},
+        {"anchor_start_realtime_ns", c.anchor_start_realtime_ns},
+        {"anchor_start_monotonic_ns", c.anchor_start_monotonic_ns},
+        {"anchor_end_realtime_ns", c.anchor_end_realtime_ns},
+        {"anchor_end_monotonic_ns", c.anchor_end_monotonic_ns},
+        {"anchor_uncertainty_ns", c.anchor_uncertainty_ns},
+        {"job_id", text_json(c.job_id)},
+        {"job_id_source", text_json(c.job_id_source)},
         {"duration_ns", c.duration_ns},
         {"events", c.events},
         {"lost_events", c.lost_events},
@@ -246,6 +253,13 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("pids", out.pids)
         .get("start_unix_ns", out.start_unix_ns)
         .get("start_mono_ns", out.start_mono_ns)
+        .get("anchor_start_realtime_ns", out.anchor_start_realtime_ns)
+        .get("anchor_start_monotonic_ns", out.anchor_start_monotonic_ns)
+        .get("anchor_end_realtime_ns", out.anchor_end_realtime_ns)
+        .get("anchor_end_monotonic_ns", out.anchor_end_monotonic_ns)
+        .get("anchor_uncertainty_ns", out.anchor_uncertainty_ns)
+        .get("job_id", out.job_id)
+        .get("job_id_source", out.job_id_source)
         .get("duration_ns", out.duration_ns)
         .get("events", out.events)
         .get("lost_events", out.lost_events)
