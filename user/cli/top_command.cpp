@@ -249,7 +249,10 @@ int run_top(const TopCliOptions& o) {
         cleanup();
         return 1;
     }
-    LiveView live(*view, *interval, o.batch);
+    // Not a terminal (a pipe, a log file): one block per interval, as -b.
+    const bool batch = o.batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
+    if (batch && !o.batch) spdlog::info("not a terminal: one block per interval, as with -b");
+    LiveView live(*view, *interval, batch);
     ro.chunk_observer = [&live](recording::ChunkType t, std::span<const std::byte> p) {
         live.on_chunk(t, p);
     };
