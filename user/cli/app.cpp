@@ -19,6 +19,7 @@ void build_app(CLI::App& app, Action& action) {
         "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log debug details to stderr");
     register_record(app, action);
     register_report(app, action);
+    register_export(app, action);
     register_check(app, action);
     register_self_test(app, action);
     register_generators(app, action);

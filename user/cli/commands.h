@@ -11,6 +11,7 @@ using Action = std::function<int()>;
 
 void register_record(CLI::App& app, Action& action);
 void register_report(CLI::App& app, Action& action);
+void register_export(CLI::App& app, Action& action);
 void register_check(CLI::App& app, Action& action);
 void register_self_test(CLI::App& app, Action& action);
 // Hidden: `__man-pages DIR` and `__bash-completion` (generate_command.cpp).
