@@ -256,9 +256,10 @@ Result<ExportOutcome> export_recording(const std::string& input, const ExportOpt
             writer = make_chrome_writer(ctx, out);
             break;
         case Format::DfTracer:
+            writer = make_dftracer_writer(ctx, out);
+            break;
         case Format::Perfetto:
-            return make_error(std::string("--format ") + format_name(options.format) +
-                              " is not written yet: use --format chrome");
+            return make_error("--format perfetto is not written yet: use --format chrome or dftracer");
     }
     writer->begin();
 
