@@ -259,7 +259,8 @@ Result<ExportOutcome> export_recording(const std::string& input, const ExportOpt
             writer = make_dftracer_writer(ctx, out);
             break;
         case Format::Perfetto:
-            return make_error("--format perfetto is not written yet: use --format chrome or dftracer");
+            writer = make_perfetto_writer(ctx, out);
+            break;
     }
     writer->begin();
 

@@ -81,6 +81,7 @@ protected:
 
 std::unique_ptr<TraceWriter> make_chrome_writer(const TraceContext& ctx, OutStream& out);
 std::unique_ptr<TraceWriter> make_dftracer_writer(const TraceContext& ctx, OutStream& out);
+std::unique_ptr<TraceWriter> make_perfetto_writer(const TraceContext& ctx, OutStream& out);
 
 // Text for a JSON string, quotes excluded: escapes, and bytes that are not
 // UTF-8 replaced by U+FFFD (trace viewers refuse invalid UTF-8).
