@@ -119,9 +119,12 @@ def check(iolens, rec, work):
             fail(f"{pf}: thread {tid} is not under its process {pid}")
 
     # Clock.
-    snaps = [pk["clock_snapshot"][0] for pk in packets if "clock_snapshot" in pk]
+    # The trace's own snapshot (with REALTIME); each thread sequence has one
+    # more for its incremental clock, checked below.
+    snaps = [pk["clock_snapshot"][0] for pk in packets if "clock_snapshot" in pk
+             and any(one(c, "clock_id") == "1" for c in pk["clock_snapshot"][0]["clocks"])]
     if len(snaps) != 1:
-        fail(f"{pf}: {len(snaps)} clock snapshots")
+        fail(f"{pf}: {len(snaps)} clock snapshots with REALTIME")
     else:
         clocks = {one(c, "clock_id"): int(one(c, "timestamp")) for c in snaps[0]["clocks"]}
         cap = report["capture"]
@@ -129,56 +132,81 @@ def check(iolens, rec, work):
             fail(f"{pf}: clock snapshot {clocks} is not the capture's start {cap['start_mono_ns']}, "
                  f"{cap['start_unix_ns']}")
 
-    # Events, with interning and defaults resolved per sequence.
+    # Events, with interning, defaults and clocks resolved per sequence.
     seq_state = {}
     open_slices = collections.defaultdict(list)
     intervals = collections.defaultdict(list)
     begins = collections.Counter()
     ends = 0
     counters = 0
+    posix_dur = 0
+    posix_starts = []
     for pk in packets:
-        if "track_event" not in pk:
-            continue
         seq = one(pk, "trusted_packet_sequence_id")
         flags = int(one(pk, "sequence_flags", 0))
         if flags & 1:
-            seq_state[seq] = {"names": {}, "cats": {}, "track": None}
+            seq_state[seq] = {"names": {}, "cats": {}, "track": None, "clock": None, "inc": None}
         st = seq_state.get(seq)
+        for cs in pk.get("clock_snapshot", []):
+            for c in cs["clocks"]:
+                if one(c, "clock_id") == "64":
+                    if one(c, "is_incremental") != "true" or st is None:
+                        fail(f"{pf}: clock 64 is not an incremental clock of a started sequence")
+                    else:
+                        st["inc"] = int(one(c, "timestamp"))
+        for d in pk.get("trace_packet_defaults", []):
+            if st is None:
+                fail(f"{pf}: defaults on sequence {seq} before its state was cleared")
+                continue
+            st["clock"] = one(d, "timestamp_clock_id")
+            for ted in d.get("track_event_defaults", []):
+                st["track"] = int(one(ted, "track_uuid"))
+        for idata in pk.get("interned_data", []):
+            if st is None:
+                fail(f"{pf}: interned data on sequence {seq} before its state was cleared")
+                continue
+            for n in idata.get("event_names", []):
+                st["names"][one(n, "iid")] = one(n, "name")
+            for n in idata.get("event_categories", []):
+                st["cats"][one(n, "iid")] = one(n, "name")
+        if "track_event" not in pk:
+            continue
         if st is None:
             fail(f"{pf}: sequence {seq} used before its incremental state was cleared")
             return
         if not flags & 2:
             fail(f"{pf}: a track event without SEQ_NEEDS_INCREMENTAL_STATE")
-        for d in pk.get("trace_packet_defaults", []):
-            for ted in d.get("track_event_defaults", []):
-                st["track"] = int(one(ted, "track_uuid"))
-        for idata in pk.get("interned_data", []):
-            for n in idata.get("event_names", []):
-                st["names"][one(n, "iid")] = one(n, "name")
-            for n in idata.get("event_categories", []):
-                st["cats"][one(n, "iid")] = one(n, "name")
+        clock = one(pk, "timestamp_clock_id", st["clock"])
+        ts = int(one(pk, "timestamp"))
+        if clock == "64":
+            st["inc"] += ts
+            ts = st["inc"]
+        elif clock != "3":
+            fail(f"{pf}: a timestamp on clock {clock}")
         te = pk["track_event"][0]
         track = int(one(te, "track_uuid", st["track"] or 0))
         if track not in tracks:
             fail(f"{pf}: an event on undescribed track {track}")
-        ts = int(one(pk, "timestamp"))
         typ = one(te, "type")
         if typ == "TYPE_SLICE_BEGIN":
             name = one(te, "name") or st["names"].get(one(te, "name_iid"))
-            cat = st["cats"].get(one(te, "category_iids"))
+            cat = st["cats"].get(one(te, "category_iids")) if "category_iids" in te else "posix"
             if name is None or cat is None:
                 fail(f"{pf}: a slice whose name or category iid is not interned on its sequence")
             begins[(cat, name)] += 1
-            open_slices[track].append(ts)
+            open_slices[track].append((ts, cat))
         elif typ == "TYPE_SLICE_END":
             ends += 1
             if not open_slices[track]:
                 fail(f"{pf}: a slice end without a begin on track {track}")
             else:
-                start = open_slices[track].pop()
+                start, cat = open_slices[track].pop()
                 if ts < start:
                     fail(f"{pf}: a slice ends before it begins on track {track}")
                 intervals[track].append((start, ts))
+                if cat in ("posix", "copy"):
+                    posix_dur += ts - start
+                    posix_starts.append(start)
         elif typ == "TYPE_COUNTER":
             counters += 1
             if "counter" not in tracks.get(track, {}):
@@ -212,6 +240,18 @@ def check(iolens, rec, work):
     if begins != want:
         diff = {k: (begins.get(k), want.get(k)) for k in set(begins) | set(want) if begins.get(k) != want.get(k)}
         fail(f"{pf}: slices (perfetto, chrome) differ: {diff}")
+    # Times: the calls' durations add up to the Chrome export's (exact
+    # nanoseconds there as decimals of microseconds).
+    chrome_dur = sum(round(e["dur"] * 1000) for e in chrome if e["ph"] == "X" and e["cat"] in ("posix", "copy"))
+    if posix_dur != chrome_dur:
+        fail(f"{pf}: the calls last {posix_dur} ns in all, {chrome_dur} ns in the Chrome export")
+    # Start times, realtime: to within a microsecond (JSON floats).
+    cap = report["capture"]
+    ours = sorted(t - cap["start_mono_ns"] + cap["start_unix_ns"] for t in posix_starts)
+    theirs = sorted(e["ts"] * 1000 for e in chrome if e["ph"] == "X" and e["cat"] in ("posix", "copy"))
+    off = [abs(a - b) for a, b in zip(ours, theirs) if abs(a - b) > 1000]
+    if len(ours) != len(theirs) or off:
+        fail(f"{pf}: call start times differ from the Chrome export's ({len(off)} by more than 1 us)")
     chrome_counters = sum(1 for e in chrome if e["ph"] == "C")
     if counters != chrome_counters:
         fail(f"{pf}: {counters} counter values, the Chrome export has {chrome_counters}")

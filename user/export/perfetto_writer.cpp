@@ -26,8 +26,11 @@ constexpr uint32_t kTimestamp = 8, kClockSnapshot = 6, kTrackEvent = 11, kTrackD
 // TracePacketDefaults, TrackEventDefaults
 constexpr uint32_t kDefaultsClockId = 58, kDefaultsTrackEvent = 11, kDefaultsTrackUuid = 11;
 // ClockSnapshot, Clock; BuiltinClock
-constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2;
+constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2, kClockIncremental = 3;
 constexpr uint32_t kRealtime = 1, kMonotonic = 3;
+// A sequence-scoped clock (ids 64-127), incremental: a packet's timestamp
+// is a delta from the previous one on it (clock_snapshot.proto).
+constexpr uint32_t kIncrementalClock = 64;
 // TrackDescriptor, ProcessDescriptor, ThreadDescriptor
 constexpr uint32_t kUuid = 1, kName = 2, kProcess = 3, kThread = 4, kParentUuid = 5, kCounter = 8;
 constexpr uint32_t kPdPid = 1, kPdCmdline = 2, kPdName = 6;
@@ -83,6 +86,10 @@ struct Sequence {
     uint64_t track = 0;  // the default track (0: none)
     bool started = false;
     std::vector<bool> names, categories, strings;  // emitted iids
+    // Thread sequences: timestamps are deltas on an incremental clock of the
+    // sequence (kIncrementalClock), from the last packet that used it.
+    bool incremental = false;
+    uint64_t last_ts = 0;
     static bool mark(std::vector<bool>& v, uint64_t iid) {
         if (iid >= v.size()) v.resize(std::max<size_t>(iid + 1, v.size() * 2));
         if (v[iid]) return false;
@@ -147,7 +154,7 @@ public:
             else
                 annotation_int(te, kBytes, r.ret);
             if (r.offset != IOLENS_NO_OFFSET) annotation_uint(te, kOffset, r.offset);
-            if (c.cache) annotation_uint(te, kCacheMiss, c.cache->miss_bytes);
+            if (c.cache && c.cache->miss_bytes) annotation_uint(te, kCacheMiss, c.cache->miss_bytes);
             if (r.blocked_ns) annotation_uint(te, kBlocked, r.blocked_ns);
         };
         if (c.async()) {
@@ -162,7 +169,8 @@ public:
             return;
         }
         Sequence& seq = thread(r.pid, r.tid);
-        slice_begin(seq, 0, r.start_ns, c.syscall, c.path == IOLENS_PATH_COPY ? "copy" : "posix", annotate);
+        // Calls have no category (their track says what they are), copies "copy".
+        slice_begin(seq, 0, r.start_ns, c.syscall, c.path == IOLENS_PATH_COPY ? "copy" : "", annotate);
         slice_end(seq, 0, r.start_ns + r.duration_ns);
     }
 
@@ -269,6 +277,7 @@ private:
         Sequence& s = it->second;
         s.id = next_sequence_++;
         s.track = thread_uuid(pid, tid);
+        s.incremental = true;
         std::string& p = packet_;
         p.clear();
         pb::uint(p, kSequenceId, kMiscSequence);
@@ -324,9 +333,11 @@ private:
         te.clear();
         pb::uint(te, kTeType, type);
         if (track) pb::uint(te, kTeTrackUuid, track);
-        const uint64_t cat_iid = categories_.iid(cat);
-        if (Sequence::mark(seq.categories, cat_iid)) intern(kIdCategories, cat_iid, cat);
-        pb::uint(te, kTeCategoryIids, cat_iid);
+        if (!cat.empty()) {
+            const uint64_t cat_iid = categories_.iid(cat);
+            if (Sequence::mark(seq.categories, cat_iid)) intern(kIdCategories, cat_iid, cat);
+            pb::uint(te, kTeCategoryIids, cat_iid);
+        }
         if (name.size() > 48) {  // marker texts and such: not interned
             pb::str(te, kTeName, name);
         } else {
@@ -379,10 +390,60 @@ private:
     }
 
     // te_ (a TrackEvent) and interned_ into one packet on the sequence.
+    // A thread sequence's first packet: a fresh incremental state, the
+    // sequence's clock (incremental, starting at ts), its defaults (that
+    // clock, the thread's track) and the annotation names.
+    void start_thread_sequence(Sequence& seq, uint64_t ts) {
+        seq.started = true;
+        seq.last_ts = ts;
+        std::string& p = start_;
+        p.clear();
+        pb::uint(p, kSequenceId, seq.id);
+        pb::uint(p, kSequenceFlags, kIncrementalStateCleared);
+        pb::uint(p, kFirstPacketOnSequence, 1);
+        size_t cs = pb::begin(p, kClockSnapshot);
+        size_t c = pb::begin(p, kClocks);
+        pb::uint(p, kClockId, kIncrementalClock);
+        pb::uint(p, kClockTimestamp, ts);
+        pb::uint(p, kClockIncremental, 1);
+        pb::end(p, c);
+        c = pb::begin(p, kClocks);
+        pb::uint(p, kClockId, kMonotonic);
+        pb::uint(p, kClockTimestamp, ts);
+        pb::end(p, c);
+        pb::end(p, cs);
+        size_t d = pb::begin(p, kDefaults);
+        pb::uint(p, kDefaultsClockId, kIncrementalClock);
+        size_t t = pb::begin(p, kDefaultsTrackEvent);
+        pb::uint(p, kDefaultsTrackUuid, seq.track);
+        pb::end(p, t);
+        pb::end(p, d);
+        size_t id = pb::begin(p, kInternedData);
+        for (uint32_t i = 1; i < kAnnotations; ++i) {
+            size_t e = pb::begin(p, kIdAnnotationNames);
+            pb::uint(p, 1, i);
+            pb::str(p, 2, kAnnotationNames[i]);
+            pb::end(p, e);
+        }
+        pb::end(p, id);
+        std::swap(packet_, start_);
+        emit();
+        std::swap(packet_, start_);
+    }
+
     void finish_event(Sequence& seq, uint64_t ts) {
+        if (seq.incremental && !seq.started) start_thread_sequence(seq, ts);
         std::string& p = packet_;
         p.clear();
-        pb::uint(p, kTimestamp, ts);
+        if (!seq.incremental) {
+            pb::uint(p, kTimestamp, ts);
+        } else if (ts >= seq.last_ts) {
+            pb::uint(p, kTimestamp, ts - seq.last_ts);
+            seq.last_ts = ts;
+        } else {  // earlier than the last one (no negative deltas): absolute
+            pb::uint(p, kTimestamp, ts);
+            pb::uint(p, kDefaultsClockId, kMonotonic);  // TracePacket.timestamp_clock_id
+        }
         pb::uint(p, kSequenceId, seq.id);
         if (!seq.started) {
             // The sequence's first packet: its defaults and a fresh interning
@@ -416,7 +477,7 @@ private:
 
     const TraceContext& ctx_;
     OutStream& out_;
-    std::string packet_, te_, interned_, annotation_;
+    std::string packet_, te_, interned_, annotation_, start_;
     Sequence misc_{kMiscSequence, 0, false, {}, {}, {}};
     uint32_t next_sequence_ = kMiscSequence + 1;
     std::unordered_map<uint64_t, Sequence> threads_;
