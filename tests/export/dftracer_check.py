@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 """Checks `iolens export --format dftracer` against what DFAnalyzer does with it.
 
-  dftracer_check.py fields IOLENS SYNTH GOLDEN_DIR
+  dftracer_check.py fields IOLENS SYNTH DIR[:DIR...]
       every line against the fields DFAnalyzer's loader requires
       (LLNL/dfanalyzer dfanalyzer/dftracer.py: load_objects, io_function;
       docs/export.md lists them), for .pfw and .pfw.gz
-  dftracer_check.py dask IOLENS SYNTH GOLDEN_DIR
+  dftracer_check.py dask IOLENS SYNTH DIR[:DIR...]
       loads the export with Dask (dask.bag -> dataframe, Debian's
       python3-dask), the way DFAnalyzer does, and checks that calls and bytes
       per file, per process and per epoch equal `iolens report --json`'s
 
-Recordings: the golden ones (real captures) and two synthetic jobs (marked
-and inferred epochs, several ranks) from iolens-synth-recording.
+Recordings: every *.iolens in the DIRs (the golden ones, and
+tests/export/recordings: fio through io_uring and libaio, real captures with
+async requests) and two synthetic jobs (marked and inferred epochs, several
+ranks) from iolens-synth-recording.
 No DFAnalyzer code is used: its loading rules are re-implemented here.
 """
 import glob
@@ -46,7 +48,7 @@ def run(cmd, ok=(0,)):
 
 
 def recordings(iolens, synth, golden, work):
-    recs = sorted(glob.glob(os.path.join(golden, "*.iolens")))
+    recs = sorted(r for d in golden.split(":") for r in glob.glob(os.path.join(d, "*.iolens")))
     for name, extra in [("synth-markers", ["--ranks", "2", "--markers"]),
                         ("synth-inferred", ["--ranks", "2", "--seed", "7"])]:
         path = os.path.join(work, name + ".iolens")
@@ -251,7 +253,7 @@ def main():
             elif mode == "dask":
                 check_dask(iolens, rec, work, ".pfw")
             else:
-                raise SystemExit("usage: dftracer_check.py fields|dask IOLENS SYNTH GOLDEN_DIR")
+                raise SystemExit("usage: dftracer_check.py fields|dask IOLENS SYNTH DIR[:DIR...]")
         if mode == "dask":
             check_dask(iolens, recs[-1], work, ".pfw.gz")
     if failures:

@@ -3,9 +3,11 @@
 protobuf decoder (protoc --decode, Debian's protobuf-compiler) against
 tests/export/perfetto_subset.proto (Perfetto's field numbers).
 
-  perfetto_check.py IOLENS SYNTH GOLDEN_DIR
+  perfetto_check.py IOLENS SYNTH DIR[:DIR...]
 
-For each recording (the golden ones and a synthetic job), checks that:
+For each recording (every *.iolens in the DIRs: the golden ones and
+tests/export/recordings, fio through io_uring and libaio; and a synthetic
+job), checks that:
   - the file decodes as a perfetto.protos.Trace and uses no field the subset
     lacks (protoc prints those as bare numbers);
   - there is one process track per process of the report and one thread
@@ -266,7 +268,7 @@ def check(iolens, rec, work):
 def main():
     iolens, synth, golden = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as work:
-        recs = sorted(glob.glob(os.path.join(golden, "*.iolens")))
+        recs = sorted(r for d in golden.split(":") for r in glob.glob(os.path.join(d, "*.iolens")))
         s = os.path.join(work, "synth.iolens")
         run([synth, "-o", s, "--events", "30k", "--files", "200", "--ranks", "2", "--epochs", "3", "--workers", "2",
              "--markers"])
