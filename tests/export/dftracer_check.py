@@ -8,7 +8,8 @@
   dftracer_check.py dask IOLENS SYNTH DIR[:DIR...]
       loads the export with Dask (dask.bag -> dataframe, Debian's
       python3-dask), the way DFAnalyzer does, and checks that calls and bytes
-      per file, per process and per epoch equal `iolens report --json`'s
+      per file, per process and per epoch, and the reads' page-cache hit and
+      miss bytes per file, equal `iolens report --json`'s
 
 Recordings: every *.iolens in the DIRs (the golden ones, and
 tests/export/recordings: fio through io_uring and libaio, real captures with
@@ -149,7 +150,8 @@ def load_objects(line):
         return []
     ev = json.loads("".join(c if ord(c) < 128 else "#" for c in line), strict=False)
     d = {"type": 0, "name": ev["name"], "cat": ev.get("cat", "").lower(), "pid": ev.get("pid", 0),
-         "tid": ev.get("tid", 0), "ts": 0, "dur": 0, "fhash": "", "hash": "", "size": 0, "epoch": -1}
+         "tid": ev.get("tid", 0), "ts": 0, "dur": 0, "fhash": "", "hash": "", "size": 0, "epoch": -1,
+         "pc_hit": 0, "pc_miss": 0}
     args = ev.get("args", {})
     if ev["ph"] == "M":
         if ev["name"] in ("FH", "HH", "SH", "PR"):
@@ -170,6 +172,8 @@ def load_objects(line):
         if int(args.get("ret", 0)) > 0:
             d["size"] = int(args["ret"])
     d["epoch"] = int(args.get("epoch", -1))
+    d["pc_hit"] = int(args.get("pc_hit_bytes", 0))
+    d["pc_miss"] = int(args.get("pc_miss_bytes", 0))
     return [d]
 
 
@@ -177,7 +181,8 @@ def dask_frames(path):
     import dask.bag as db
     import pandas as pd
     meta = {"type": "int64", "name": "object", "cat": "object", "pid": "int64", "tid": "int64", "ts": "int64",
-            "dur": "int64", "fhash": "object", "hash": "object", "size": "int64", "epoch": "int64"}
+            "dur": "int64", "fhash": "object", "hash": "object", "size": "int64", "epoch": "int64",
+            "pc_hit": "int64", "pc_miss": "int64"}
     bag = db.read_text(path, blocksize=None).map(load_objects).flatten()
     df = bag.to_dataframe(meta=meta)
     events = df[(df["type"] == 0) & (df["cat"] == "posix")]
@@ -187,9 +192,13 @@ def dask_frames(path):
     if per_file["file"].isna().any():
         fail(f"{path}: events whose fhash has no FH line")
     per_file = per_file.groupby("file").agg({"size": "sum", "name": "sum"})
+    # The page-cache split of the reads, per file.
+    per_file_cache = events[events["fhash"] != ""].groupby("fhash").agg({"pc_hit": "sum", "pc_miss": "sum"}).compute()
+    per_file_cache = per_file_cache.reset_index().merge(files, on="fhash", how="left").groupby("file").sum(
+        numeric_only=True)
     per_pid = events.groupby("pid").agg({"size": "sum", "name": "count"}).compute()
     per_epoch = events[events["epoch"] >= 0].groupby("epoch").agg({"size": "sum", "name": "count"}).compute()
-    return per_file, per_pid, per_epoch, int(events["name"].count().compute())
+    return per_file, per_pid, per_epoch, per_file_cache, int(events["name"].count().compute())
 
 
 def report_tables(rep):
@@ -199,18 +208,21 @@ def report_tables(rep):
     def rw(ops):
         return ops["read"]["bytes"] + ops["write"]["bytes"]
 
-    files, pids, epochs = {}, {}, {}
+    files, pids, epochs, cache = {}, {}, {}, {}
     for f in rep["files"]:
         c = files.setdefault(f["path"], [0, 0])
         c[0] += calls(f["ops"])
         c[1] += rw(f["ops"])
+        h = cache.setdefault(f["path"], [0, 0])
+        h[0] += f["page_cache"]["hit_bytes"]
+        h[1] += f["page_cache"]["miss_bytes"]
     for p in rep["processes"]:
         c = pids.setdefault(p["pid"], [0, 0])
         c[0] += calls(p["ops"])
         c[1] += rw(p["ops"])
     for e in rep["epochs"]:
         epochs[e["index"]] = [calls(e["ops"]), rw(e["ops"])]
-    return files, pids, epochs, calls(rep["totals"])
+    return files, pids, epochs, cache, calls(rep["totals"])
 
 
 def compare(what, path, ours, theirs):
@@ -231,14 +243,20 @@ def check_dask(iolens, rec, work, suffix):
     rep = json.load(open(rj))
     if rep["files_omitted"]:
         fail(f"{rec}: the report left files out; raise --max-files")
-    per_file, per_pid, per_epoch, total = dask_frames(out)
-    files, pids, epochs, report_total = report_tables(rep)
+    per_file, per_pid, per_epoch, per_file_cache, total = dask_frames(out)
+    files, pids, epochs, cache, report_total = report_tables(rep)
     nf = compare("file", out, per_file, files)
     npid = compare("process", out, per_pid, pids)
     ne = compare("epoch", out, per_epoch, epochs)
+    got = {k: [int(r["pc_hit"]), int(r["pc_miss"])] for k, r in per_file_cache.iterrows() if r["pc_hit"] or r["pc_miss"]}
+    want = {k: v for k, v in cache.items() if v[0] or v[1]}
+    if got != want:
+        diff = {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}
+        fail(f"{out}: page-cache hit and miss bytes per file differ (export, report): {dict(list(diff.items())[:5])}")
     if total != report_total:
         fail(f"{out}: {total} POSIX events, the report has {report_total} calls")
-    print(f"dask: {out}: {total} calls; {nf} files, {npid} processes, {ne} epochs equal the report's")
+    print(f"dask: {out}: {total} calls; {nf} files, {npid} processes, {ne} epochs equal the report's; "
+          f"page-cache bytes of {len(want)} files too")
 
 
 def main():
