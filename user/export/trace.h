@@ -70,7 +70,7 @@ public:
     virtual void call(const CallView& c) = 0;
     virtual void offcpu(const iolens_offcpu_rec& r, long rank) = 0;
     virtual void marker(const iolens_marker_rec& r, std::string_view text, long rank) = 0;
-    // Once, after the last event; devices: the block devices the counters name.
+    // Once, after the last event: every counter, on a rank or a block device.
     virtual void counters(const std::vector<CounterSeries>& series) = 0;
     virtual void end() = 0;
     uint64_t events() const { return events_; }
