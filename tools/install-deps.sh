@@ -8,6 +8,9 @@
 # strace and sqlite3: the outside check of real programs,
 # tests/privileged/strace_check_test.cpp.)
 # (clang-format-14: the Format.Clean test.)
+# (python3-dask, python3-pandas: the Export.DfTracer tests, which load the
+# DFTracer export as DFAnalyzer does; protobuf-compiler: the Export.Perfetto
+# test decodes the protobuf export with protoc --decode.)
 # (dpkg-dev, file, lintian, man-db: the Debian package, cpack -G DEB with
 # dpkg-shlibdeps, and its Package.Deb test, tests/package/check.sh.)
 # (libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes for clang-14,
@@ -28,5 +31,6 @@ apt-get install -y -qq --no-install-recommends \
     strace bpftrace time fio sqlite3 tmux \
     dpkg-dev file lintian man-db \
     qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
-    python3-torch python3-torchvision python3-pil python3-numpy python3-h5py >/dev/null
+    python3-torch python3-torchvision python3-pil python3-numpy python3-h5py \
+    python3-dask python3-pandas protobuf-compiler >/dev/null
 echo "tools/install-deps.sh: dependencies installed"

@@ -24,8 +24,9 @@ TEST(CliDoc, OnePagePerVisibleSubcommandAndTheRoot) {
     auto pages = man_pages(cli.app);
     std::vector<std::string> names;
     for (const auto& p : pages) names.push_back(p.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"iolens", "iolens-record", "iolens-report", "iolens-diff",
-                                               "iolens-top", "iolens-check", "iolens-self-test"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"iolens", "iolens-record", "iolens-report", "iolens-diff",
+                                        "iolens-top", "iolens-export", "iolens-check", "iolens-self-test"}));
     for (const auto& p : pages) {
         EXPECT_EQ(p.roff.rfind(".TH ", 0), 0u) << p.name;
         EXPECT_NE(p.roff.find(".SH NAME\n" + roff_escape(p.name) + " \\- "), std::string::npos) << p.name;

@@ -21,6 +21,7 @@ void build_app(CLI::App& app, Action& action) {
     register_report(app, action);
     register_diff(app, action);
     register_top(app, action);
+    register_export(app, action);
     register_check(app, action);
     register_self_test(app, action);
     register_generators(app, action);

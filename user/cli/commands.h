@@ -13,6 +13,7 @@ void register_record(CLI::App& app, Action& action);
 void register_report(CLI::App& app, Action& action);
 void register_diff(CLI::App& app, Action& action);
 void register_top(CLI::App& app, Action& action);
+void register_export(CLI::App& app, Action& action);
 void register_check(CLI::App& app, Action& action);
 void register_self_test(CLI::App& app, Action& action);
 // Hidden: `__man-pages DIR` and `__bash-completion` (generate_command.cpp).

@@ -86,15 +86,6 @@ Spread spread(const std::vector<uint64_t>& v) {
     return s;
 }
 
-// The epoch holding time t, or -1.
-long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
-    auto it = std::upper_bound(w.begin(), w.end(), t,
-                               [](uint64_t x, const EpochWindow& e) { return x < e.start_ns; });
-    if (it == w.begin()) return -1;
-    --it;
-    return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
-}
-
 using CallSink = std::function<void(const CallEvent&, uint32_t rank)>;
 using CallVisit = std::function<void(const CallEvent&, long rank)>;  // rank -1: none
 
@@ -374,6 +365,8 @@ void DlAttribution::make_epochs() {
             if (!per_rank_) continue;
             ep.ranks[i].rank = rm_.ranks[i].rank;
             ep.ranks[i].wall_ns = wall;
+            ep.ranks[i].start_ns = w.start_ns;
+            ep.ranks[i].end_ns = w.end_ns;
         }
     }
 }

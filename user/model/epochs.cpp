@@ -10,6 +10,14 @@
 
 namespace iolens::model {
 
+long epoch_of(const std::vector<EpochWindow>& w, uint64_t t) {
+    auto it = std::upper_bound(w.begin(), w.end(), t,
+                               [](uint64_t x, const EpochWindow& e) { return x < e.start_ns; });
+    if (it == w.begin()) return -1;
+    --it;
+    return t < it->end_ns ? static_cast<long>(it - w.begin()) : -1;
+}
+
 namespace {
 
 // "epoch/3" with prefix "epoch/" -> 3; no number -> empty.

@@ -20,6 +20,10 @@ struct EpochWindow {
     uint64_t steps = 0;
 };
 
+// The index in w (sorted by start, not overlapping) of the window holding
+// time t, [start_ns, end_ns), or -1. How every event is charged to its epoch.
+long epoch_of(const std::vector<EpochWindow>& w, uint64_t t);
+
 // --- markers ---------------------------------------------------------------
 // "epoch/N" starts epoch N (and ends the previous one), "step/N" counts a step,
 // "end" ends training. Markers may come from any process of any rank: epoch N

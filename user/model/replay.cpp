@@ -83,11 +83,13 @@ Report Replay::finish(const std::string& partial_reason) const {
     return report;
 }
 
-Result<Report> load_recording(const std::string& path, BuilderOptions options) {
+Result<Report> load_recording(const std::string& path, BuilderOptions options,
+                              const std::function<void(const recording::Chunk&)>& observe) {
     Replay replay(options);
     std::string chunk_problem;
     auto outcome = recording::read_file_streaming(path, [&](const recording::Chunk& chunk) {
         if (auto r = replay.apply(chunk); !r && chunk_problem.empty()) chunk_problem = r.error().message;
+        if (observe) observe(chunk);
         return true;
     });
     if (!outcome) return outcome.error();

@@ -2,6 +2,7 @@
 // Turns recording-file chunks into a Report. `record` applies each chunk as it
 // writes it and `report` applies the chunks it reads, through this one code
 // path, so the live summary and the re-read one cannot drift apart.
+#include <functional>
 #include <string>
 
 #include "model/report_builder.h"
@@ -35,6 +36,9 @@ private:
 // Reads a recording file and builds its report. Errors only when the file is
 // not a readable recording at all; damage later in the file gives a partial
 // report that says so.
-Result<Report> load_recording(const std::string& path, BuilderOptions options = {});
+// observe, if set, sees every intact chunk too, after the model took it (the
+// exporters collect what they need on the same read).
+Result<Report> load_recording(const std::string& path, BuilderOptions options = {},
+                              const std::function<void(const recording::Chunk&)>& observe = {});
 
 }  // namespace iolens::model

@@ -146,6 +146,10 @@ struct RankStats {
 // One epoch of one rank.
 struct EpochRankStats {
     int64_t rank = 0;
+    // The rank's own window of the epoch, which its events are charged by
+    // (with several ranks each has its own boundaries: dl_attribution.cpp).
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
     OpTable ops;
     PageCacheStats page_cache;
     ProcessBlock block;

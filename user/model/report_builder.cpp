@@ -17,6 +17,7 @@
 #include "model/file_class.h"
 #include "model/readahead_judge.h"
 #include "model/record_text.h"
+#include "model/record_walk.h"
 
 namespace iolens::model {
 
@@ -99,15 +100,6 @@ struct FileAccum {
         return f;
     }
 };
-
-// Records are copied out of the stream: it holds them back to back at any
-// alignment, so reading the structs in place would be undefined behaviour.
-template <typename T>
-T load(const std::byte* p, size_t bytes = sizeof(T)) {
-    T v;
-    std::memcpy(&v, p, bytes);
-    return v;
-}
 
 }  // namespace
 
@@ -193,10 +185,7 @@ struct ReportBuilder::State {
     void on_exit(const iolens_proc_rec& r);
     void on_marker(const iolens_marker_rec& r);
     void on_offcpu(const iolens_offcpu_rec& r);
-    // Decodes one record whose header has been checked and hands it to its
-    // handler (an unknown type is skipped); false with `problem` saying what
-    // is wrong with it.
-    bool apply(const iolens_rec_hdr& hdr, const std::byte* rec, std::string& problem);
+    void on_unknown(uint16_t) { skipped++; }  // a record type from a newer kernel side
 };
 
 void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
@@ -395,133 +384,8 @@ void ReportBuilder::add_process_env(uint32_t pid, const std::map<std::string, st
 uint64_t ReportBuilder::records_seen() const { return state_->records; }
 uint64_t ReportBuilder::records_skipped() const { return state_->skipped; }
 
-namespace {
-
-std::string too_short(const char* name, uint16_t size, size_t need) {
-    return fmt::format("{} record of size {} is shorter than the {} bytes it needs", name, size, need);
-}
-
-}  // namespace
-
-bool ReportBuilder::State::apply(const iolens_rec_hdr& hdr, const std::byte* rec, std::string& problem) {
-    switch (hdr.type) {
-        case IOLENS_REC_SYSCALL: {
-            // Two sizes exist: with the page-cache fields, and without them
-            // (zeroed here). A short record either had them all zero
-            // (IOLENS_SC_CACHE_ZERO) or predates them (activity unknown).
-            if (hdr.size < IOLENS_SYSCALL_REC_V1_SIZE)
-                return problem = too_short("syscall", hdr.size, IOLENS_SYSCALL_REC_V1_SIZE), false;
-            // Each memcpy has a constant size, so it compiles to a few vector
-            // moves (a variable one became `rep movs`, slow for 100 bytes).
-            if (hdr.size >= sizeof(iolens_syscall_rec)) {
-                on_syscall(load<iolens_syscall_rec>(rec), true);
-            } else {
-                iolens_syscall_rec r{};
-                std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
-                on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
-            }
-            return true;
-        }
-        case IOLENS_REC_PAGECACHE:
-            // Two sizes: one folio (before runs), or a run.
-            if (hdr.size < IOLENS_PAGECACHE_REC_V1_SIZE)
-                return problem = too_short("page-cache", hdr.size, IOLENS_PAGECACHE_REC_V1_SIZE), false;
-            on_pagecache(load_pagecache(rec, hdr.size));
-            return true;
-        case IOLENS_REC_BLOCK:
-            if (hdr.size < sizeof(iolens_block_rec))
-                return problem = too_short("block", hdr.size, sizeof(iolens_block_rec)), false;
-            on_block(load<iolens_block_rec>(rec));
-            return true;
-        case IOLENS_REC_FILE: {
-            constexpr size_t fixed = offsetof(iolens_file_rec, path);
-            if (hdr.size < fixed) return problem = too_short("file", hdr.size, fixed), false;
-            const auto r = load<iolens_file_rec>(rec, fixed);
-            if (r.path_len > IOLENS_PATH_BYTES || fixed + r.path_len > hdr.size)
-                return problem =
-                           fmt::format("file record of size {} claims a {}-byte path", hdr.size, r.path_len),
-                       false;
-            on_file(r, reinterpret_cast<const char*>(rec + fixed));
-            return true;
-        }
-        case IOLENS_REC_FORK:
-        case IOLENS_REC_EXIT:
-            if (hdr.size < sizeof(iolens_proc_rec))
-                return problem = too_short(hdr.type == IOLENS_REC_FORK ? "fork" : "exit", hdr.size,
-                                           sizeof(iolens_proc_rec)),
-                       false;
-            if (hdr.type == IOLENS_REC_FORK)
-                on_fork(load<iolens_proc_rec>(rec));
-            else
-                on_exit(load<iolens_proc_rec>(rec));
-            return true;
-        case IOLENS_REC_EXEC: {
-            constexpr size_t fixed = offsetof(iolens_exec_rec, args);
-            if (hdr.size < fixed) return problem = too_short("exec", hdr.size, fixed), false;
-            const auto r = load<iolens_exec_rec>(rec, fixed);
-            if (r.args_len > IOLENS_ARGS_BYTES || fixed + r.args_len > hdr.size)
-                return problem = fmt::format("exec record of size {} claims {} bytes of arguments", hdr.size,
-                                             r.args_len),
-                       false;
-            on_exec(r, reinterpret_cast<const char*>(rec + fixed));
-            return true;
-        }
-        case IOLENS_REC_MARKER: {
-            constexpr size_t fixed = offsetof(iolens_marker_rec, text);
-            if (hdr.size < fixed) return problem = too_short("marker", hdr.size, fixed), false;
-            auto r = load<iolens_marker_rec>(rec, fixed);
-            if (r.text_len > IOLENS_MARKER_BYTES || fixed + r.text_len > hdr.size)
-                return problem = fmt::format("marker record of size {} claims {} bytes of text", hdr.size,
-                                             r.text_len),
-                       false;
-            std::memcpy(r.text, rec + fixed, r.text_len);
-            on_marker(r);
-            return true;
-        }
-        case IOLENS_REC_OFFCPU:
-            if (hdr.size < sizeof(iolens_offcpu_rec))
-                return problem = too_short("off-CPU", hdr.size, sizeof(iolens_offcpu_rec)), false;
-            on_offcpu(load<iolens_offcpu_rec>(rec));
-            return true;
-        default:  // a record type this reader does not know: skip it whole
-            skipped++;
-            return true;
-    }
-}
-
 Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
-    State& s = *state_;
-    const std::byte* base = records.data();
-    const size_t total = records.size();
-    size_t off = 0;
-    const auto malformed = [&](const std::string& what) {
-        return make_error(
-            fmt::format("malformed record stream at byte offset {} of {}: {}; the {} records before it were "
-                        "kept (the recording is truncated or corrupt, or was written by an incompatible "
-                        "iolens)",
-                        off, total, what, s.records));
-    };
-    std::string problem;
-    while (off < total) {
-        const size_t left = total - off;
-        if (left < sizeof(iolens_rec_hdr))
-            return malformed(fmt::format("{} trailing bytes, too few for a record header", left));
-        const auto hdr = load<iolens_rec_hdr>(base + off);
-        if (hdr.size < sizeof(iolens_rec_hdr))
-            return malformed(
-                fmt::format("record of type {} claims size {}, smaller than its "
-                            "{}-byte header",
-                            hdr.type, hdr.size, sizeof(iolens_rec_hdr)));
-        if (hdr.size > left)
-            return malformed(
-                fmt::format("record of type {} claims size {} but only {} bytes "
-                            "remain",
-                            hdr.type, hdr.size, left));
-        if (!s.apply(hdr, base + off, problem)) return malformed(problem);
-        s.records++;
-        off += hdr.size;
-    }
-    return {};
+    return walk_records(records, *state_, state_->records);
 }
 
 namespace {
