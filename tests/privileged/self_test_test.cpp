@@ -46,7 +46,13 @@ TEST_F(SelfTest, PassesWithExactCountsOnThisKernel) {
     EXPECT_EQ(check(v, "A read sizes (log2 bucket:count)")["got"], "512:5 4096:16 65536:4 1048576:2");
     EXPECT_EQ(check(v, "A write calls (10 pipe writes excluded)")["got"], "3");
     EXPECT_EQ(check(v, "C read calls")["got"], "33");
-    EXPECT_EQ(check(v, "processes traced (driver + 3 workers)")["got"], "4");
+    EXPECT_EQ(check(v, "processes traced (driver + 4 workers)")["got"], "5");
+    // D's ring requests, where this kernel runs the io_uring family (6.0+).
+    const auto d = check(v, "D read calls (io_uring requests)");
+    if (d["verdict"] != "UNAVAILABLE") {
+        EXPECT_EQ(d["got"], "12");
+        EXPECT_EQ(check(v, "D write bytes (io_uring requests)")["got"], std::to_string(4 * 65536));
+    }
     for (const auto& c : v["checks"])
         if (c["family"] == "syscalls" || c["family"] == "process")
             EXPECT_EQ(c["verdict"], "PASS") << c.dump();
