@@ -9,7 +9,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${IOLENS_BUILD_DIR:-$root/build}
 cd "$build"
 # The labelled diagnosis suite (label diagnosis; docs/diagnosis.md) runs
-# apart (`ctest -L diagnosis`): it is not green yet and takes tens of minutes.
+# apart, after the rest (`ctest -L diagnosis`, a few minutes): it times its
+# jobs, so it runs alone; it reports but does not gate (below).
 # A test that fails is run once more, alone, and the run fails if it fails
 # again. The privileged tests measure a real kernel on a VM that drops page
 # cache on its own and has a known, rare block-layer gap under load
@@ -23,6 +24,13 @@ if ! ctest --output-on-failure --timeout 600 -LE diagnosis "$@"; then
     echo "tools/test.sh: retrying once, alone: $(cut -d: -f2 "$failed" | tr '\n' ' ')" >&2
     ctest --output-on-failure --timeout 600 --rerun-failed
     echo "tools/test.sh: RETRIED AND PASSED (flaky): $(cut -d: -f2 Testing/retried.txt | tr '\n' ' ')" >&2
+fi
+# Every labelled case's finding, and its fixed twin (a failed case is run
+# once more by the suite itself and named if it passes then). Reported, not
+# gating yet: its stall-sensitive cases lose to load on a shared 2-core VM
+# (docs/diagnosis.md).
+if ! ctest --output-on-failure --timeout 1800 -L diagnosis; then
+    echo "tools/test.sh: DIAGNOSIS SUITE: a labelled case was wrong (see above and $build/diagnosis.md); not gating CI (docs/diagnosis.md)" >&2
 fi
 # The unit tests again under ASan/UBSan, then the fuzz targets for a bounded
 # time (IOLENS_FUZZ_SECONDS each, default 90; docs/fuzzing.md). IOLENS_TEST_FUZZ=0
