@@ -11,7 +11,8 @@ in order), the per-rank timeline rows (their bins summed: read bytes, I/O
 time, critical I/O time), the histograms' sample counts, the per-epoch hit
 ratios, the block devices, and one table row per file, process and rank.
 Then a copy with a test script appended clicks the file table's "read"
-header in the browser and the rows must come out sorted by read bytes.
+header in the browser, twice: the rows must come out sorted by read bytes,
+descending, then ascending.
 
     html_check.py IOLENS SYNTH DIR[:DIR...]
     html_check.py --screenshot PNG IOLENS SYNTH   (the docs' screenshot)
@@ -211,11 +212,15 @@ def check_page(dom, rep, name):
     expect([int(r[1]["data-rank"]) for r in rrows] == [r["rank"] for r in rep["ranks"]], f"{name}: rank rows")
 
 
+# Clicks the file table's "read" header twice (descending, then ascending:
+# the rows start in descending order of bytes moved, so only the second click
+# shows the sort really reorders them) and writes the column after each.
 SORT_PROBE = """<script>
-(function(){var t=document.getElementById('file-table');t.tHead.rows[0].cells[1].click();
-var p=document.createElement('pre');p.id='sort-probe';
+(function(){var t=document.getElementById('file-table');
+function probe(id){t.tHead.rows[0].cells[1].click();var p=document.createElement('pre');p.id=id;
 p.textContent=Array.from(t.tBodies[0].rows).map(function(r){return r.cells[1].dataset.v;}).join(',');
-document.body.appendChild(p);})();
+document.body.appendChild(p);}
+probe('sort-desc');probe('sort-asc');})();
 </script></body>"""
 
 
@@ -226,9 +231,12 @@ def check_sort(browser, page, work, name, profile):
         f.write(text.replace("</body>", SORT_PROBE, 1))
     dom = Dom()
     dom.feed(dump_dom(browser, probe, profile))
-    _, el = dom.by_id("sort-probe")
-    values = [int(v) for v in el[2].split(",") if v]
-    expect(values == sorted(values, reverse=True), f"{name}: the file table did not sort by read bytes: {values[:20]}")
+    for ident, reverse in (("sort-desc", True), ("sort-asc", False)):
+        _, el = dom.by_id(ident)
+        values = [int(v) for v in el[2].split(",") if v]
+        expect(len(values) == len(dom.within(dom.by_id("file-table")[0], "tr")) - 1, f"{name}: rows lost in sorting")
+        expect(values == sorted(values, reverse=reverse),
+               f"{name}: the file table did not sort by read bytes ({ident}): {values[:20]}")
 
 
 def no_fetch(dom, page, name):
