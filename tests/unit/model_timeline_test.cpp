@@ -7,6 +7,7 @@
 
 #include "model/replay.h"
 #include "model_rank_records.h"
+#include "report/json_renderer.h"
 
 using namespace iolens;
 using namespace iolens::model;
@@ -98,6 +99,28 @@ TEST(Timeline, OutOfOrderCallsGiveTheSameBins) {
         EXPECT_EQ(rt.io_ns[b], 2 * kMs) << b;
     }
     EXPECT_EQ(sum(rt.io_ns), r.ranks[0].io_time_ns);
+}
+
+TEST(Timeline, ChangesNothingElseInTheReport) {
+    // The HTML report's model must be the JSON report's: the timeline's sweep
+    // only adds Report::timeline.
+    DlStream s;
+    s.fork(100, 1, 0).fork(101, 100, 1 * kMs).fork(200, 1, 0);
+    s.marker(100, 2 * kMs, "epoch/1").marker(200, 2 * kMs, "epoch/1");
+    for (int i = 0; i < 50; ++i) {
+        s.call({.pid = 101, .start = (3 + i) * kMs, .dur = kMs / 2, .ino = 1 + i % 5, .ret = 4096});
+        s.call({.pid = 200, .start = (3 + i) * kMs + 7, .dur = kMs / 3, .ino = 10 + i % 3, .ret = 8192});
+    }
+    s.marker(100, 60 * kMs, "epoch/2").marker(200, 60 * kMs, "epoch/2");
+    s.offcpu(100, 10 * kMs, 20 * kMs);
+    const std::map<uint32_t, std::map<std::string, std::string>> env = {{100, {{"RANK", "0"}}},
+                                                                        {200, {{"RANK", "1"}}}};
+    const auto plain = test::build(s, test::dl_capture(100 * kMs), env);
+    const auto with = test::build(s, test::dl_capture(100 * kMs), env, with_bins(200));
+    ASSERT_TRUE(with.timeline);
+    EXPECT_EQ(report::report_to_json_text(plain), report::report_to_json_text(with));
+    EXPECT_EQ(with.timeline->ranks.at(1).read_bytes.size(), 200u);
+    EXPECT_EQ(sum(with.timeline->ranks.at(1).read_bytes), 50u * 8192);
 }
 
 }  // namespace
