@@ -8,6 +8,7 @@
 # strace and sqlite3: the outside check of real programs,
 # tests/privileged/strace_check_test.cpp.)
 # (clang-format-14: the Format.Clean test.)
+# (chromium: the Html.Browser test loads `report --html` pages in it, headless.)
 # (python3-dask, python3-pandas: the Export.DfTracer tests, which load the
 # DFTracer export as DFAnalyzer does; protobuf-compiler: the Export.Perfetto
 # test decodes the protobuf export with protoc --decode.)
@@ -32,5 +33,5 @@ apt-get install -y -qq --no-install-recommends \
     dpkg-dev file lintian man-db \
     qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd debian-archive-keyring \
     python3-torch python3-torchvision python3-pil python3-numpy python3-h5py \
-    python3-dask python3-pandas protobuf-compiler >/dev/null
+    python3-dask python3-pandas protobuf-compiler chromium >/dev/null
 echo "tools/install-deps.sh: dependencies installed"

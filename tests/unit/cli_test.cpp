@@ -6,6 +6,7 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/record_command.h"
+#include "report/html_renderer.h"
 
 namespace iolens::cli {
 namespace {
@@ -65,6 +66,14 @@ TEST(CliRecord, OptionsAreCheckedAndCarriedThrough) {
     o.out.json_path = "x.iolens";
     EXPECT_NE(validate_record(o).error().message.find("same file"), std::string::npos);
     o.out.json_path.clear();
+    o.out.html_path = "./x.iolens";
+    EXPECT_NE(validate_record(o).error().message.find("--html ./x.iolens and the recording"),
+              std::string::npos);
+    o.out.html_path = "r.html";
+    EXPECT_EQ(builder_options(o.out).timeline_bins,
+              iolens::report::kHtmlTimelineBins);  // the HTML's timeline
+    o.out.html_path.clear();
+    EXPECT_EQ(builder_options(o.out).timeline_bins, 0u);  // no cost without --html
     o.duration = "forever";
     EXPECT_NE(validate_record(o).error().message.find("forever"), std::string::npos);
 }
@@ -78,6 +87,10 @@ TEST(CliApp, SubcommandsParse) {
     EXPECT_EQ(parse({"record", "-p", "4242", "-d", "60s", "-o", "x", "-f", "--json", "r.json"}, b), 0);
     Action c;
     EXPECT_EQ(parse({"report", "iolens.data", "--json", "r.json", "--top", "5"}, c), 0);
+    Action e;
+    EXPECT_EQ(parse({"report", "iolens.data", "--html", "r.html", "-f"}, e), 0);
+    Action f;
+    EXPECT_EQ(parse({"record", "--html", "r.html", "--", "true"}, f), 0);
     Action d;
     EXPECT_EQ(parse({"check"}, d), 0);
 }

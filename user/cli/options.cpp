@@ -40,6 +40,9 @@ Result<uint64_t> parse_duration(const std::string& text) {
 
 void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help) {
     sub->add_option("--json", out.json_path, "Also write the JSON report to this file")->type_name("FILE");
+    sub->add_option("--html", out.html_path,
+                    "Also write the HTML report to this file (one self-contained page: docs/html-report.md)")
+        ->type_name("FILE");
     sub->add_option("--max-files", out.max_files, "Files listed in the report")
         ->capture_default_str()
         ->check(whole_number(0, 100'000'000));

@@ -24,14 +24,15 @@ CLI::Validator not_empty();
 // Options every report-producing subcommand takes.
 struct OutputOptions {
     std::string json_path;  // --json PATH: also write the JSON report here
+    std::string html_path;  // --html PATH: also write the HTML report here
     size_t max_files = 10000;
     size_t top = 10;
     std::string color = "auto";  // auto|always|never
     std::string rank_env;        // --rank-env VAR: take ranks from VAR first
-    bool force = false;          // -f: replace an existing JSON report
+    bool force = false;          // -f: replace an existing JSON or HTML report
 };
 
-// Registers --json, --max-files, --top, --color and --rank-env on a
+// Registers --json, --html, --max-files, --top, --color and --rank-env on a
 // subcommand (record and report take the same ones); rank_env_help says what
 // --rank-env means there.
 void add_output_options(CLI::App* sub, OutputOptions& out, const std::string& rank_env_help);

@@ -11,13 +11,13 @@ namespace iolens::cli {
 // What the summary is built with (--max-files, --rank-env).
 model::BuilderOptions builder_options(const OutputOptions& options);
 
-// Whether the JSON report may be written where --json says (before anything
+// Whether the JSON and HTML reports may be written where --json and --html say (before anything
 // runs): the output-file rules (util/output_file.h), and never the recording
 // itself (the same file however named).
 Result<void> check_outputs(const OutputOptions& options, const std::string& recording);
 
-// The JSON report first (a closed stdout must not cost the file), then the
-// terminal summary.
+// The JSON and HTML reports first (a closed stdout must not cost the files),
+// then the terminal summary.
 Result<void> emit_report(const model::Report& report, const OutputOptions& options);
 
 }  // namespace iolens::cli

@@ -67,6 +67,9 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
     if (!cli.out.json_path.empty() && same_file(cli.out.json_path, output))
         return make_error("--json " + cli.out.json_path + " and the recording " + output +
                           " are the same file: give the JSON report a name of its own");
+    if (!cli.out.html_path.empty() && same_file(cli.out.html_path, output))
+        return make_error("--html " + cli.out.html_path + " and the recording " + output +
+                          " are the same file: give the HTML report a name of its own");
     o.output_path = output;
     o.force = cli.force;
     o.drop_caches = cli.drop_caches;

@@ -19,7 +19,7 @@ void register_report(CLI::App& app, Action& action) {
     auto opts = std::make_shared<ReportCliOptions>();
     auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
     sub->add_option("file", opts->input, "Recording to read")->type_name("FILE")->capture_default_str();
-    sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON report");
+    sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON or HTML report");
     add_output_options(
         sub, opts->out,
         "Environment variable holding each process's rank (must have been recorded: give it to "

@@ -515,15 +515,53 @@ void DlAttribution::stalls_and_epoch_calls() {
         spans[i].push_back({s0, std::max(s0, e0)});
         for (const auto& w : ws) spans[i].push_back({w.start_ns, w.end_ns});
     }
-    std::vector<StallSweep> sweeps;
+    // The timeline's bins: the same sweep over other windows (the first and
+    // the last open-ended, so that a rank's bins add up to its totals).
+    const size_t nb = in_.timeline_bins;
+    uint64_t bin_ns = 1;
+    std::vector<Interval> bins;
+    if (nb) {
+        bin_ns = std::max<uint64_t>(1, (cap_.end - cap_.start + nb - 1) / nb);
+        for (size_t b = 0; b < nb; ++b)
+            bins.push_back({b == 0 ? 0 : cap_.start + b * bin_ns,
+                            b + 1 == nb ? UINT64_MAX : cap_.start + (b + 1) * bin_ns});
+    }
+    const auto bin_of = [&](uint64_t t) {
+        return t < cap_.start ? size_t{0} : std::min<size_t>(nb - 1, (t - cap_.start) / bin_ns);
+    };
+    std::vector<StallSweep> sweeps, bin_sweeps;
+    std::vector<std::vector<uint64_t>> bin_reads;
     walk_ranks_in_start_order(
         log_.calls, in_.reorder_calls, rm_,
         [&] {
             sweeps.clear();
+            bin_sweeps.clear();
             for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans[i]);
+            if (nb)
+                for (size_t i = 0; i < nr_; ++i)
+                    bin_sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, bins);
+            bin_reads.assign(nb ? nr_ : 0, std::vector<uint64_t>(nb));
         },
-        [&](const CallEvent& e, uint32_t rank) { sweeps[rank].add(e); },
+        [&](const CallEvent& e, uint32_t rank) {
+            sweeps[rank].add(e);
+            if (!nb) return;
+            bin_sweeps[rank].add(e);
+            if (e.op() == IOLENS_OP_READ && e.has(CallEvent::kHasSize))
+                bin_reads[rank][bin_of(e.start_ns)] += e.bytes;
+        },
         windows_.empty() ? CallVisit{} : charge);
+    if (nb && nr_) {
+        Timeline t;
+        t.start_ns = cap_.start;
+        t.bin_ns = bin_ns;
+        t.bins = nb;
+        for (size_t i = 0; i < nr_; ++i) {
+            RankStalls st = std::move(bin_sweeps[i]).finish();
+            t.ranks.push_back(
+                {r_.ranks[i].rank, std::move(bin_reads[i]), std::move(st.io_in), std::move(st.critical_in)});
+        }
+        r_.timeline = std::move(t);
+    }
     std::vector<RankStalls> stalls;
     for (size_t i = 0; i < nr_; ++i) {
         stalls.push_back(std::move(sweeps[i]).finish());

@@ -20,6 +20,7 @@ struct DlInputs {
     // (index in log.page_cache, bytes of that eviction read ahead and never
     // read), by index (readahead_judge.h).
     std::vector<std::pair<size_t, uint64_t>> page_cache_unused;
+    size_t timeline_bins = 0;  // BuilderOptions::timeline_bins
 };
 
 // report.processes and report.capture must be filled already.

@@ -235,6 +235,23 @@ struct CallSplit {
     uint64_t startup_time_ns() const;  // time in the start-up calls, summed
 };
 
+// A time series per rank for the HTML report's timeline
+// (BuilderOptions::timeline_bins): the capture cut into equal bins, and each
+// rank's figures measured within each bin exactly as RankStats measures them
+// over the whole capture, so that a rank's bins add up to its totals.
+struct RankTimeline {
+    int64_t rank = 0;
+    std::vector<uint64_t> read_bytes;   // RankStats::ops[read].bytes, by the bin of each call's start
+    std::vector<uint64_t> io_ns;        // RankStats::io_time_ns within each bin (at most bin_ns)
+    std::vector<uint64_t> critical_ns;  // RankStats::critical_io_ns within each bin (at most io_ns)
+};
+struct Timeline {
+    uint64_t start_ns = 0;  // monotonic: the capture's start; bin k is [start + k*bin, start + (k+1)*bin)
+    uint64_t bin_ns = 0;    // the first bin also takes what came before start, the last what came after
+    size_t bins = 0;
+    std::vector<RankTimeline> ranks;  // as Report::ranks
+};
+
 struct Report {
     CaptureInfo capture;
     OpTable totals;
@@ -257,6 +274,9 @@ struct Report {
     // Why no epochs were inferred when a re-read cycle was seen but the
     // evidence was too weak to call it one (empty otherwise).
     std::string epochs_note;
+    // Per-rank time series, when asked for (BuilderOptions::timeline_bins)
+    // and there are ranks; only the HTML report shows it.
+    std::optional<Timeline> timeline;
 };
 
 // Derived figures the renderers show, defined once here so that the terminal

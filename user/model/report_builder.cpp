@@ -496,6 +496,7 @@ Report ReportBuilder::finish() const {
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.page_cache_unused = std::move(unused_events);
+        in.timeline_bins = s.options.timeline_bins;
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
             auto it = s.files.find(file_key(id.dev, id.ino));

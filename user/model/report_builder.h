@@ -32,6 +32,9 @@ struct BuilderOptions {
     // read-ahead pages are not judged (counted neither read nor unused), so
     // memory stays bounded on a recording of any size. Tests lower it.
     size_t max_read_spans = size_t{1} << 21;
+    // Bins of Report::timeline (the HTML report's); 0 leaves it out, and its
+    // cost (a second stall sweep over the calls) with it.
+    size_t timeline_bins = 0;
 };
 
 class ReportBuilder {

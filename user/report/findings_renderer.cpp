@@ -31,6 +31,12 @@ bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+uint64_t as_u64(const json& v) {
+    return v.is_number_unsigned() || v.get<int64_t>() >= 0 ? v.get<uint64_t>() : 0;
+}
+
+}  // namespace
+
 // Evidence keys carry their unit as a suffix (docs/findings.md): the label
 // leaves it out ("read time 12 ms", not "read time ns 12 ms").
 std::string label_of(std::string_view key) {
@@ -43,10 +49,6 @@ std::string label_of(std::string_view key) {
     for (char& ch : label)
         if (ch == '_') ch = ' ';
     return label;
-}
-
-uint64_t as_u64(const json& v) {
-    return v.is_number_unsigned() || v.get<int64_t>() >= 0 ? v.get<uint64_t>() : 0;
 }
 
 std::string value_of(const model::EvidenceValue& e) {
@@ -76,6 +78,8 @@ std::string value_of(const model::EvidenceValue& e) {
     }
     return plain_number(v.get<double>());
 }
+
+namespace {
 
 const char* severity_color(model::Severity severity) {
     if (severity == model::Severity::High) return kAlert;

@@ -15,6 +15,11 @@ namespace iolens::report {
 nlohmann::json findings_to_json(const std::vector<model::Finding>& findings);
 
 namespace detail {
+
+// An evidence key as a label ("read_time_ns" -> "read time"), and its value in
+// human units ("12 ms", "34%", "n/a"): the terminal's and the HTML's.
+std::string label_of(std::string_view key);
+std::string value_of(const model::EvidenceValue& e);
 // "Findings": per finding a severity tag and title, its evidence on one
 // wrapped line (scalars only; per-rank / per-epoch rows are in the JSON), and
 // its recommendation wrapped; "no findings" when there are none.
