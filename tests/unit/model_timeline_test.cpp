@@ -107,7 +107,7 @@ TEST(Timeline, ChangesNothingElseInTheReport) {
     DlStream s;
     s.fork(100, 1, 0).fork(101, 100, 1 * kMs).fork(200, 1, 0);
     s.marker(100, 2 * kMs, "epoch/1").marker(200, 2 * kMs, "epoch/1");
-    for (int i = 0; i < 50; ++i) {
+    for (uint64_t i = 0; i < 50; ++i) {
         s.call({.pid = 101, .start = (3 + i) * kMs, .dur = kMs / 2, .ino = 1 + i % 5, .ret = 4096});
         s.call({.pid = 200, .start = (3 + i) * kMs + 7, .dur = kMs / 3, .ino = 10 + i % 3, .ret = 8192});
     }
