@@ -254,24 +254,103 @@ TEST(AnalysisIoStall, SilentOnShortRanksAndWithoutRanks) {
 
 TEST(AnalysisRankImbalance, NamesTheStraggler) {
     auto r = clean_report();
-    r.ranks[1].io_time_ns = 40 * kS;  // mean 25 s: 1.6x
+    r.ranks[1].io_time_ns = 16 * kS;  // its peer's 10 s: 1.6x (1.23x the mean of both)
     auto f = expect_finding(r, "rank_imbalance");
     EXPECT_STREQ(severity_name(f.severity), "warn");
     EXPECT_EQ(f.evidence["metric"], "io_time_ns");
     EXPECT_EQ(f.evidence["straggler_rank"], 1);
-    EXPECT_EQ(f.evidence["io_time_max_over_mean"], 1.6);
+    EXPECT_EQ(f.evidence["io_time_over_peers"], 1.6);
+    EXPECT_EQ(f.evidence["io_time_max_over_mean"], 1.2308);
     EXPECT_EQ(f.evidence["min_io_time_ns"], 10 * kS);
+    EXPECT_EQ(f.evidence["peers_io_time_ns"], 10 * kS);
+    // Same bytes, same cache: nothing sets it apart but the time.
+    EXPECT_EQ(f.evidence["cause"], "unclassified");
     EXPECT_NE(f.title.find("rank 1"), std::string::npos);
 
-    // Four ranks, one at 40 s, three at 10 s: 40 / 17.5 = 2.29x, high.
+    // Two ranks: 40 s against 10 s is 4x its peer (2 ranks could never pass
+    // 2x the mean of both), high.
+    r.ranks[1].io_time_ns = 40 * kS;
+    f = expect_finding(r, "rank_imbalance");
+    EXPECT_STREQ(severity_name(f.severity), "high");
+    EXPECT_EQ(f.evidence["io_time_over_peers"], 4.0);
+
+    // Four ranks, one at 16 s, three at 10 s: 1.6x its peers, warn.
+    r.ranks[1].io_time_ns = 16 * kS;
     for (int64_t k = 2; k < 4; ++k) {
         auto extra = r.ranks[0];
         extra.rank = k;
         r.ranks.push_back(extra);
     }
     f = expect_finding(r, "rank_imbalance");
-    EXPECT_STREQ(severity_name(f.severity), "high");
+    EXPECT_STREQ(severity_name(f.severity), "warn");
     EXPECT_EQ(f.evidence["straggler_rank"], 1);
+    EXPECT_EQ(f.evidence["ranks"], 4u);
+}
+
+// The cause of the straggler's imbalance, from its figures against its peers'.
+TEST(AnalysisRankImbalance, ClassifiesTheCause) {
+    // A colder cache: same bytes, the straggler's come from the device.
+    auto r = clean_report();
+    r.ranks[0].page_cache = cache(5 * kGiB, 0);     // peer: all cached
+    r.ranks[1].page_cache = cache(0, 5 * kGiB, 0);  // straggler: all from the device
+    r.ranks[1].io_time_ns = 40 * kS;
+    auto f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.evidence["cause"], "colder_cache");
+    EXPECT_EQ(f.evidence["straggler_hit_ratio"], 0.0);
+    EXPECT_EQ(f.evidence["peers_hit_ratio"], 1.0);
+    EXPECT_TRUE(f.evidence["peers_io_ns_per_device_mib"].is_null());  // the peer read nothing from it
+    EXPECT_NE(f.title.find("colder page cache"), std::string::npos) << f.title;
+    EXPECT_NE(f.recommendation.find("stage or warm"), std::string::npos);
+
+    // A slower device: both read everything from the device, the straggler
+    // 4x slower per MiB.
+    r.ranks[0].page_cache = cache(0, 5 * kGiB, 0);
+    f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.evidence["cause"], "slower_device");
+    EXPECT_EQ(f.evidence["straggler_io_ns_per_device_mib"], 40 * kS / 5'120);
+    EXPECT_EQ(f.evidence["peers_io_ns_per_device_mib"], 10 * kS / 5'120);
+    EXPECT_NE(f.recommendation.find("mount"), std::string::npos);
+
+    // More bytes: the straggler's shard is 3x its peer's; time follows.
+    r = clean_report();
+    r.ranks[1].ops[IOLENS_OP_READ] = op(15'360, kMiB, 30 * kS);
+    r.ranks[1].io_time_ns = 30 * kS;
+    f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.evidence["cause"], "more_bytes");
+    EXPECT_NE(f.recommendation.find("DistributedSampler"), std::string::npos);
+
+    // More stall: same I/O, but its training loop waits for it longer.
+    r = clean_report();
+    r.ranks[1].io_time_ns = 16 * kS;
+    r.ranks[1].critical_io_ns = 15 * kS;  // 15% against its peer's 1%
+    f = expect_finding(r, "rank_imbalance");
+    EXPECT_EQ(f.evidence["cause"], "more_stall");
+    EXPECT_EQ(f.evidence["straggler_stall_share"], 0.15);
+    EXPECT_NE(f.recommendation.find("num_workers"), std::string::npos);
+}
+
+// A stall of the straggler alone is the imbalance's symptom: rank_imbalance
+// comes first and io_stall, never more severe, after it.
+TEST(AnalysisRankImbalance, TheStragglersStallFollowsIt) {
+    auto r = clean_report();
+    r.ranks[0].page_cache = cache(5 * kGiB, 0);
+    r.ranks[1].page_cache = cache(0, 5 * kGiB, 0);
+    r.ranks[1].io_time_ns = 16 * kS;      // 1.6x: warn by the ratio ...
+    r.ranks[1].critical_io_ns = 40 * kS;  // ... but its loop waits 40%: high
+    auto fs = analyze(r);
+    ASSERT_GE(fs.size(), 2u);
+    EXPECT_EQ(fs[0].id, "rank_imbalance") << ::testing::PrintToString(ids(fs));
+    EXPECT_EQ(fs[1].id, "io_stall");
+    EXPECT_STREQ(severity_name(fs[0].severity), "high");
+    EXPECT_EQ(fs[1].evidence["explained_by"], "rank_imbalance");
+    EXPECT_NE(fs[1].title.find("the straggler"), std::string::npos);
+
+    // Both ranks stall: the stall is the job's, not the straggler's alone.
+    r.ranks[0].critical_io_ns = 35 * kS;
+    fs = analyze(r);
+    const auto* stall = find(fs, "io_stall");
+    ASSERT_NE(stall, nullptr);
+    EXPECT_FALSE(stall->evidence.contains("explained_by"));
 }
 
 TEST(AnalysisRankImbalance, ByReadBytes) {
@@ -677,7 +756,7 @@ TEST(AnalysisFindings, MostSevereFirst) {
     r.totals[IOLENS_OP_READ] = op(200'000, 4 * kKiB, 20 * kS);  // small_reads: warn
     r.ranks[0].critical_io_ns = 35 * kS;                        // io_stall: high (35%)
     r.page_cache.readahead_unused_bytes = 1'500 * kMiB;         // readahead_waste: high (73%)
-    r.ranks[1].io_time_ns = 40 * kS;                            // rank_imbalance: warn
+    r.ranks[1].io_time_ns = 16 * kS;                            // rank_imbalance: warn (1.6x)
     const auto fs = analyze(r);
     ASSERT_EQ(ids(fs), (std::vector<std::string>{"io_stall", "readahead_waste", "small_reads",
                                                  "rank_imbalance", "random_access"}))

@@ -151,6 +151,79 @@ class MemoryCgroup:
                 time.sleep(0.1)
 
 
+# ------------------------------------------------- slow storage cgroup
+
+
+def whole_disk_of(path):
+    """major:minor of the disk holding path (a partition's parent disk: the
+    throttle applies to a request queue)."""
+    st = os.stat(path)
+    dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    sys_dir = os.path.realpath("/sys/dev/block/" + dev)
+    if not os.path.isdir(sys_dir):
+        raise Failure("%s is on device %s, which is not a block device (overlay, tmpfs?): no storage to "
+                      "throttle for a slow path" % (path, dev))
+    if os.path.exists(os.path.join(sys_dir, "partition")):
+        with open(os.path.join(os.path.dirname(sys_dir), "dev")) as f:
+            dev = f.read().strip()
+    return dev
+
+
+class SlowStorage:
+    """A cgroup whose reads of the data set's disk are throttled to read_bps:
+    v1 blkio (blkio.throttle.read_bps_device, this machine's layout) or a
+    cgroup2 directory with the io controller (io.max rbps). A process joins
+    it itself ({slow_cg}: the ranks workload's --slow-cgroup)."""
+
+    def __init__(self, read_bps, data_dir, name):
+        dev = whole_disk_of(data_dir)
+        self.path = None
+        tried = []
+        for root, kind in (("/sys/fs/cgroup/blkio", "v1"), ("/sys/fs/cgroup", "v2"),
+                           ("/sys/fs/cgroup/unified", "v2")):
+            if kind == "v1" and not os.path.exists(os.path.join(root, "blkio.throttle.read_bps_device")):
+                continue
+            if kind == "v2":
+                try:
+                    with open(os.path.join(root, "cgroup.controllers")) as f:
+                        if "io" not in f.read().split():
+                            continue
+                    with open(os.path.join(root, "cgroup.subtree_control"), "w") as f:
+                        f.write("+io")
+                except OSError as e:
+                    tried.append("%s: %s" % (root, e))
+                    continue
+            path = os.path.join(root, "iolens-diag-slow-%s-%d" % (name, os.getpid()))
+            try:
+                os.makedirs(path, exist_ok=True)
+                if kind == "v1":
+                    with open(os.path.join(path, "blkio.throttle.read_bps_device"), "w") as f:
+                        f.write("%s %d" % (dev, read_bps))
+                else:
+                    with open(os.path.join(path, "io.max"), "w") as f:
+                        f.write("%s rbps=%d" % (dev, read_bps))
+            except OSError as e:
+                tried.append("%s: %s" % (path, e))
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+                continue
+            self.path = path
+            break
+        if self.path is None:
+            raise Failure("no cgroup can throttle reads of device %s (v1 blkio or cgroup2 io): %s"
+                          % (dev, "; ".join(tried) or "neither is mounted"))
+
+    def remove(self):
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                time.sleep(0.1)
+
+
 def parse_size(text):
     mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
     t = str(text).lower()
@@ -176,8 +249,16 @@ def one_run(args, case, which, record_to=None):
     env = case_env(args, case)
     for cmd in v.get("setup", []):
         run_shell(expand(cmd, env), "%s %s setup" % (case["name"], which))
-    argv = expand(v["command"], env)
-    cg = MemoryCgroup(parse_size(v["memory_limit"]), case["name"]) if v.get("memory_limit") else None
+    slow = SlowStorage(parse_size(v["slow_read_bps"]), env["data"], case["name"]) if v.get("slow_read_bps") else None
+    if slow:
+        env["slow_cg"] = slow.path
+    try:
+        argv = expand(v["command"], env)
+        cg = MemoryCgroup(parse_size(v["memory_limit"]), case["name"]) if v.get("memory_limit") else None
+    except BaseException:
+        if slow:
+            slow.remove()
+        raise
     try:
         job = cg.wrap(argv) if cg else argv
         if record_to:
@@ -190,6 +271,8 @@ def one_run(args, case, which, record_to=None):
     finally:
         if cg:
             cg.remove()
+        if slow:
+            slow.remove()
     if r.returncode != 0:
         raise Failure("%s %s exited %d: %s\n%s" % (case["name"], which, r.returncode, " ".join(job),
                                                   r.stderr[-2000:]))

@@ -4,7 +4,11 @@
 // (execve's envp, so /proc/PID/environ shows them). Rank r runs the dl
 // pipeline (pipeline.h) over its own share of the dataset, the files i with
 // i % R == r; with --straggler r0 --straggler-factor F, rank r0 loads every
-// one of its samples F times.
+// one of its samples F times. With --slow-rank r1 --slow-cgroup DIR, rank r1
+// joins the cgroup DIR (v1 or v2: "0" written to DIR/cgroup.procs) between
+// fork and exec: the diagnosis suite's slow storage path is a blkio/io.max
+// throttled cgroup. That adds one open, one 1-byte write and one close of
+// DIR/cgroup.procs to rank r1's calls (before its exec).
 //
 // Exact file syscalls: docs/workload.md ("ranks"). The parent makes none.
 #include "args.h"
@@ -12,6 +16,7 @@
 #include "pipeline.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,17 +32,23 @@ namespace wl {
 namespace {
 
 // Both modes accept the same options: the parent passes its words through.
-const std::initializer_list<OptionSpec> kRankOptions = {
-    {"dir", true},       {"files", true},           {"size", true},      {"ranks", true},
-    {"workers", true},   {"epochs", true},          {"read-size", true}, {"compute-us", true},
-    {"seed", true},      {"markers", false},        {"steps", true},     {"persistent-workers", false},
-    {"straggler", true}, {"straggler-factor", true}};
+const std::initializer_list<OptionSpec> kRankOptions = {{"dir", true},       {"files", true},
+                                                        {"size", true},      {"ranks", true},
+                                                        {"workers", true},   {"epochs", true},
+                                                        {"read-size", true}, {"compute-us", true},
+                                                        {"seed", true},      {"markers", false},
+                                                        {"steps", true},     {"persistent-workers", false},
+                                                        {"straggler", true}, {"straggler-factor", true},
+                                                        {"slow-rank", true}, {"slow-cgroup", true}};
 
 struct RankOptions {
     uint32_t ranks;
     bool straggler;
     uint32_t straggler_rank;
     uint32_t factor;
+    bool slow;
+    uint32_t slow_rank;
+    std::string slow_procs;  // DIR/cgroup.procs
     PipelineConfig pipe;
     uint32_t files;
 };
@@ -62,6 +73,11 @@ RankOptions parse(const Args& args) {
     o.factor = static_cast<uint32_t>(args.number_or("straggler-factor", 2, 1, 1000));
     if (!o.straggler && args.text_or("straggler-factor", nullptr))
         fail_usage("--straggler-factor needs --straggler");
+    const char* cg = args.text_or("slow-cgroup", nullptr);
+    o.slow = cg != nullptr;
+    o.slow_rank = static_cast<uint32_t>(args.number_or("slow-rank", 0, 0, o.ranks - 1));
+    if (o.slow) o.slow_procs = std::string(cg) + "/cgroup.procs";
+    if (!o.slow && args.text_or("slow-rank", nullptr)) fail_usage("--slow-rank needs --slow-cgroup");
     return o;
 }
 
@@ -110,6 +126,12 @@ int run_ranks(int argc, char** argv) {
         pids[r] = fork();
         if (pids[r] < 0) fail_errno(errno, "cannot fork rank %u", r);
         if (pids[r] == 0) {
+            if (o.slow && r == o.slow_rank) {
+                const int fd = open(o.slow_procs.c_str(), O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                    fail_errno(errno, "rank %u: cannot join the cgroup %s", r, o.slow_procs.c_str());
+                close(fd);
+            }
             execve("/proc/self/exe", child_argv.data(), envp[r].data());
             fail_errno(errno, "rank %u: cannot exec /proc/self/exe", r);
         }

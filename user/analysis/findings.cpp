@@ -51,6 +51,8 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
         {"imbalance_high_ratio", t.imbalance_high_ratio},
         {"imbalance_min_io_share", t.imbalance_min_io_share},
         {"imbalance_min_bytes", d(t.imbalance_min_bytes)},
+        {"imbalance_cache_gap", t.imbalance_cache_gap},
+        {"imbalance_device_min_bytes", d(t.imbalance_device_min_bytes)},
         {"cache_min_epoch_index", d(t.cache_min_epoch_index)},
         {"cache_min_epoch_read_bytes", d(t.cache_min_epoch_read_bytes)},
         {"cache_max_hit_ratio", t.cache_max_hit_ratio},
@@ -92,6 +94,17 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);
+    // A symptom follows its cause: never more severe, and after it.
+    for (auto& c : all) {
+        if (c.explained_by.empty()) continue;
+        for (const auto& cause : all) {
+            if (cause.finding.id != c.explained_by) continue;
+            if (c.finding.severity <= cause.finding.severity) {
+                c.finding.severity = cause.finding.severity;
+                c.magnitude = std::min(c.magnitude, cause.magnitude * 0.999);
+            }
+        }
+    }
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
         if (a.finding.severity != b.finding.severity) return a.finding.severity < b.finding.severity;
         if (a.magnitude != b.magnitude) return a.magnitude > b.magnitude;

@@ -14,6 +14,10 @@ namespace iolens::analysis::detail {
 struct Candidate {
     model::Finding finding;
     double magnitude = 0;  // rule-specific; larger sorts first within a severity
+    // The id of a finding that explains this one (a symptom of it): when that
+    // finding is present too, this one is ordered after it and is never more
+    // severe (findings.cpp). Empty: independent.
+    std::string explained_by;
 };
 using Candidates = std::vector<Candidate>;
 

@@ -41,6 +41,95 @@ uint64_t process_wall(const model::Report& r, const model::ProcessStats& p) {
     return end > start ? end - start : 0;
 }
 
+// A rank reads data files (a checkpoint-only rank has no input pipeline to
+// wait for); every rank does when the data/software split is not known.
+bool loads_data(const model::Report& r, const model::RankStats& k) {
+    return !r.split.known || k.data_reads > 0;
+}
+
+// The share of a rank's wall time, start-up excluded, its training loop
+// waited for I/O; nothing when the rank loads no data or ran too briefly.
+std::optional<double> stall_share(const model::Report& r, const Thresholds& t, const model::RankStats& k,
+                                  uint64_t* crit_out = nullptr, uint64_t* wall_out = nullptr) {
+    if (!loads_data(r, k)) return std::nullopt;
+    const uint64_t wall = k.wall_ns - std::min(k.wall_ns, k.startup_ns);
+    const uint64_t crit = k.critical_io_ns - std::min(k.critical_io_ns, k.startup_critical_io_ns);
+    if (crit_out) *crit_out = crit;
+    if (wall_out) *wall_out = wall;
+    if (wall < t.stall_min_wall_ns) return std::nullopt;
+    return share_of(crit, wall);
+}
+
+std::optional<double> rounded(std::optional<double> v) {
+    if (!v) return std::nullopt;
+    return round4(*v);
+}
+
+// Bytes of the rank's reads that came from the device: read misses, page
+// faults, O_DIRECT.
+uint64_t device_bytes(const model::RankStats& k) {
+    return k.page_cache.brought_in() + k.page_cache.direct_bytes;
+}
+
+// The straggler of rank_imbalance, judged against its peers (the mean of the
+// other ranks): with 2 ranks, max over the mean of all can never pass 2.
+struct Straggler {
+    const model::RankStats* rank = nullptr;
+    bool by_time = false;
+    double ratio = 0;                      // of the metric that triggered
+    double io_ratio = 0, bytes_ratio = 0;  // straggler over its peers' mean
+    double io_peers = 0, bytes_peers = 0;  // the peers' means
+    double io_mean = 0, bytes_mean = 0;    // every rank's mean
+};
+
+// The mean of metric over every rank but `but`.
+template <typename F>
+double peers_mean(const model::Report& r, const model::RankStats* but, F metric) {
+    double sum = 0;
+    for (const auto& k : r.ranks)
+        if (&k != but) sum += static_cast<double>(metric(k));
+    return sum / static_cast<double>(r.ranks.size() - 1);
+}
+
+std::optional<Straggler> find_straggler(const model::Report& r, const Thresholds& t) {
+    if (r.ranks.size() < 2) return std::nullopt;
+    const auto io = [](const model::RankStats& k) { return k.io_time_ns; };
+    const auto bytes = [](const model::RankStats& k) { return k.ops[IOLENS_OP_READ].bytes; };
+    const model::RankStats *io_max = &r.ranks.front(), *bytes_max = &r.ranks.front();
+    double io_sum = 0, bytes_sum = 0;
+    for (const auto& k : r.ranks) {
+        io_sum += static_cast<double>(io(k));
+        bytes_sum += static_cast<double>(bytes(k));
+        if (io(k) > io(*io_max)) io_max = &k;
+        if (bytes(k) > bytes(*bytes_max)) bytes_max = &k;
+    }
+    const double n = static_cast<double>(r.ranks.size());
+    // Peers that did nothing at all: 1 ns / 1 byte, so the ratio stays finite.
+    const double io_peers = peers_mean(r, io_max, io), bytes_peers = peers_mean(r, bytes_max, bytes);
+    const double io_ratio = static_cast<double>(io(*io_max)) / std::max(io_peers, 1.0);
+    const double bytes_ratio = static_cast<double>(bytes(*bytes_max)) / std::max(bytes_peers, 1.0);
+    // Time imbalance counts when the straggler's I/O is a real part of its
+    // run; byte imbalance when the ranks read a real amount.
+    const bool io_hit = io(*io_max) > 0 && io_ratio >= t.imbalance_ratio &&
+                        share_of(io_max->io_time_ns, io_max->wall_ns) >= t.imbalance_min_io_share;
+    const bool bytes_hit =
+        bytes_ratio >= t.imbalance_ratio && bytes_sum / n >= static_cast<double>(t.imbalance_min_bytes);
+    if (!io_hit && !bytes_hit) return std::nullopt;
+    Straggler s;
+    // Name the straggler by the metric that triggered (time first).
+    s.by_time = io_hit && (!bytes_hit || io_ratio >= bytes_ratio);
+    s.rank = s.by_time ? io_max : bytes_max;
+    s.ratio = s.by_time ? io_ratio : bytes_ratio;
+    // Both ratios of the straggler named (its own figures, whichever metric).
+    s.io_peers = peers_mean(r, s.rank, io);
+    s.bytes_peers = peers_mean(r, s.rank, bytes);
+    s.io_ratio = static_cast<double>(io(*s.rank)) / std::max(s.io_peers, 1.0);
+    s.bytes_ratio = static_cast<double>(bytes(*s.rank)) / std::max(s.bytes_peers, 1.0);
+    s.io_mean = io_sum / n;
+    s.bytes_mean = bytes_sum / n;
+    return s;
+}
+
 }  // namespace
 
 // io_stall: the share of a rank's wall time its training loop waited for
@@ -55,25 +144,21 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
     std::vector<Hit> ranks, epochs;
     // A rank that read no data file has no input pipeline to wait for (a
     // checkpoint-only job): its I/O is start-up or writes, judged elsewhere.
-    const auto loads_data = [&](int64_t rank) {
-        if (!r.split.known) return true;
+    const auto rank_loads_data = [&](int64_t rank) {
         for (const auto& k : r.ranks)
-            if (k.rank == rank) return k.data_reads > 0;
+            if (k.rank == rank) return loads_data(r, k);
         return false;
     };
     for (const auto& k : r.ranks) {
-        if (!loads_data(k.rank)) continue;
         // Start-up (imports from a cold cache before the first data read) is
         // its own figure (startup_io), not a data-loading stall.
-        const uint64_t wall = k.wall_ns - std::min(k.wall_ns, k.startup_ns);
-        const uint64_t crit = k.critical_io_ns - std::min(k.critical_io_ns, k.startup_critical_io_ns);
-        if (wall < t.stall_min_wall_ns) continue;
-        const double s = share_of(crit, wall);
-        if (s >= t.stall_warn_share) ranks.push_back({k.rank, {}, crit, wall, s});
+        uint64_t crit = 0, wall = 0;
+        const auto s = stall_share(r, t, k, &crit, &wall);
+        if (s && *s >= t.stall_warn_share) ranks.push_back({k.rank, {}, crit, wall, *s});
     }
     for (const auto& e : r.epochs)
         for (const auto& k : e.ranks) {
-            if (k.wall_ns < t.stall_min_wall_ns || !loads_data(k.rank)) continue;
+            if (k.wall_ns < t.stall_min_wall_ns || !rank_loads_data(k.rank)) continue;
             const double s = share_of(k.critical_io_ns, k.wall_ns);
             if (s >= t.stall_warn_share) epochs.push_back({k.rank, e.index, k.critical_io_ns, k.wall_ns, s});
         }
@@ -123,6 +208,14 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
             ? fmt::format("rank {} waited for I/O {} of epoch {}", worst.rank, pct(worst.share), *worst.epoch)
             : fmt::format("rank {} waited for I/O {} of its wall time", worst.rank, pct(worst.share));
     if (stalled.size() > 1) title += fmt::format(" ({} ranks stalled)", stalled.size());
+    // Only the straggler rank_imbalance names stalled: the stall is that
+    // rank's, and its cause is what sets it apart from its peers.
+    const auto straggler = find_straggler(r, t);
+    const bool explained = straggler && stalled.size() == 1 && *stalled.begin() == straggler->rank->rank;
+    if (explained) {
+        title += " (the straggler: see rank_imbalance)";
+        ev.text("explained_by", "rank_imbalance");
+    }
     out.push_back(
         {{"io_stall", max_share >= t.stall_high_share ? model::Severity::High : model::Severity::Warn,
           std::move(title), std::move(ev),
@@ -132,71 +225,144 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
           "stall at every epoch start) and pin_memory=True for faster host-to-GPU "
           "copies. If the reads themselves are slow (see the other findings), stage "
           "the data on node-local NVMe or tmpfs."},
-         max_share / t.stall_warn_share});
+         max_share / t.stall_warn_share,
+         explained ? "rank_imbalance" : ""});
 }
 
 // rank_imbalance: one rank spends much more time in I/O (or reads many more
-// bytes) than the mean rank; synchronous collectives make everyone wait for it.
+// bytes) than its peers; synchronous collectives make everyone wait for it.
+// The cause is classified from the straggler's figures against its peers'.
 void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out) {
-    if (r.ranks.size() < 2) return;
-    const double n = static_cast<double>(r.ranks.size());
-    double io_sum = 0, bytes_sum = 0;
-    const model::RankStats *io_max = &r.ranks.front(), *bytes_max = &r.ranks.front();
-    uint64_t io_min = UINT64_MAX, bytes_min = UINT64_MAX;
+    const auto found = find_straggler(r, t);
+    if (!found) return;
+    const Straggler& st = *found;
+    const model::RankStats& s = *st.rank;
+
+    // The peers' page cache and stalls, pooled (a ratio of sums, not a mean
+    // of ratios: every byte weighs the same).
+    model::PageCacheStats peers_cache;
+    double peers_device = 0, peers_io_ns = 0, peers_stall_sum = 0;
+    size_t peers_stall_n = 0;
     for (const auto& k : r.ranks) {
-        const uint64_t b = k.ops[IOLENS_OP_READ].bytes;
-        io_sum += static_cast<double>(k.io_time_ns);
-        bytes_sum += static_cast<double>(b);
-        if (k.io_time_ns > io_max->io_time_ns) io_max = &k;
-        if (b > bytes_max->ops[IOLENS_OP_READ].bytes) bytes_max = &k;
-        io_min = std::min(io_min, k.io_time_ns);
-        bytes_min = std::min(bytes_min, b);
+        if (&k == &s) continue;
+        peers_cache.merge(k.page_cache);
+        peers_device += static_cast<double>(device_bytes(k));
+        peers_io_ns += static_cast<double>(k.io_time_ns);
+        if (const auto sh = stall_share(r, t, k)) {
+            peers_stall_sum += *sh;
+            ++peers_stall_n;
+        }
     }
-    const double io_mean = io_sum / n, bytes_mean = bytes_sum / n;
-    const double io_ratio = io_mean > 0 ? static_cast<double>(io_max->io_time_ns) / io_mean : 0;
-    const double bytes_ratio =
-        bytes_mean > 0 ? static_cast<double>(bytes_max->ops[IOLENS_OP_READ].bytes) / bytes_mean : 0;
-    // Time imbalance counts when the straggler's I/O is a real part of its
-    // run; byte imbalance when the ranks read a real amount.
-    const bool io_hit = io_ratio >= t.imbalance_ratio &&
-                        share_of(io_max->io_time_ns, io_max->wall_ns) >= t.imbalance_min_io_share;
-    const bool bytes_hit =
-        bytes_ratio >= t.imbalance_ratio && bytes_mean >= static_cast<double>(t.imbalance_min_bytes);
-    if (!io_hit && !bytes_hit) return;
-    // Name the straggler by the metric that triggered (time first).
-    const bool by_time = io_hit && (!bytes_hit || io_ratio >= bytes_ratio);
-    const model::RankStats& s = by_time ? *io_max : *bytes_max;
-    const double ratio = by_time ? io_ratio : bytes_ratio;
+    const double n_peers = static_cast<double>(r.ranks.size() - 1);
+    const auto s_hit = s.page_cache.hit_ratio(), p_hit = peers_cache.hit_ratio();
+    const double s_device = static_cast<double>(device_bytes(s));
+    // I/O time per MiB from the device, for ranks that read a real amount from it.
+    const auto ns_per_device_mib = [&](double io_ns, double dev) -> std::optional<double> {
+        if (dev < static_cast<double>(t.imbalance_device_min_bytes)) return std::nullopt;
+        return io_ns / (dev / static_cast<double>(kMiB));
+    };
+    const auto s_speed = ns_per_device_mib(static_cast<double>(s.io_time_ns), s_device);
+    const auto p_speed = ns_per_device_mib(peers_io_ns / n_peers, peers_device / n_peers);
+    const auto s_stall = stall_share(r, t, s);
+    // (value_or: GCC 12 warns of a maybe-uninitialized optional otherwise)
+    const double p_stall_value = peers_stall_sum / static_cast<double>(std::max<size_t>(peers_stall_n, 1));
+    std::optional<double> p_stall;
+    if (peers_stall_n) p_stall.emplace(p_stall_value);
+
+    const auto min_of = [&](auto metric) {
+        uint64_t m = UINT64_MAX;
+        for (const auto& k : r.ranks) m = std::min<uint64_t>(m, metric(k));
+        return m;
+    };
+
+    // Causes, most specific first; several can hold.
+    std::vector<std::string> causes;
+    if (st.bytes_ratio >= t.imbalance_ratio) causes.emplace_back("more_bytes");
+    if (s_hit && p_hit && *p_hit - *s_hit >= t.imbalance_cache_gap) causes.emplace_back("colder_cache");
+    if (s_speed && p_speed && *s_speed >= t.imbalance_ratio * *p_speed) causes.emplace_back("slower_device");
+    if (causes.empty() && s_stall && p_stall && *s_stall - *p_stall >= t.stall_warn_share)
+        causes.emplace_back("more_stall");
+    if (causes.empty()) causes.emplace_back("unclassified");
 
     model::Evidence ev;
-    ev.text("metric", by_time ? "io_time_ns" : "read_bytes")
+    ev.text("metric", st.by_time ? "io_time_ns" : "read_bytes")
         .id("straggler_rank", s.rank)
         .count("ranks", r.ranks.size())
-        .ratio("io_time_max_over_mean", round4(io_ratio))
-        .ratio("read_bytes_max_over_mean", round4(bytes_ratio))
+        .text("cause", causes.front())
+        .details("causes", causes)
+        .ratio("io_time_over_peers", round4(st.io_ratio))
+        .ratio("read_bytes_over_peers", round4(st.bytes_ratio))
+        .ratio("io_time_max_over_mean",
+               round4(st.io_mean > 0 ? static_cast<double>(s.io_time_ns) / st.io_mean : 0))
+        .ratio(
+            "read_bytes_max_over_mean",
+            round4(st.bytes_mean > 0 ? static_cast<double>(s.ops[IOLENS_OP_READ].bytes) / st.bytes_mean : 0))
         .ns("straggler_io_time_ns", s.io_time_ns)
         .bytes("straggler_read_bytes", s.ops[IOLENS_OP_READ].bytes)
         .ns("straggler_wall_ns", s.wall_ns)
-        .ns("mean_io_time_ns", static_cast<uint64_t>(io_mean))
-        .ns("min_io_time_ns", io_min)
-        .bytes("mean_read_bytes", static_cast<uint64_t>(bytes_mean))
-        .bytes("min_read_bytes", bytes_min);
+        .ns("peers_io_time_ns", static_cast<uint64_t>(st.io_peers))
+        .bytes("peers_read_bytes", static_cast<uint64_t>(st.bytes_peers))
+        .ns("mean_io_time_ns", static_cast<uint64_t>(st.io_mean))
+        .ns("min_io_time_ns", min_of([](const model::RankStats& k) { return k.io_time_ns; }))
+        .bytes("mean_read_bytes", static_cast<uint64_t>(st.bytes_mean))
+        .bytes("min_read_bytes",
+               min_of([](const model::RankStats& k) { return k.ops[IOLENS_OP_READ].bytes; }))
+        .maybe("straggler_hit_ratio", model::Unit::Share, rounded(s_hit))
+        .maybe("peers_hit_ratio", model::Unit::Share, rounded(p_hit))
+        .bytes("straggler_device_bytes", static_cast<uint64_t>(s_device))
+        .bytes("peers_device_bytes", static_cast<uint64_t>(peers_device / n_peers))
+        .maybe("straggler_io_ns_per_device_mib", model::Unit::Nanoseconds,
+               s_speed ? std::optional<uint64_t>(static_cast<uint64_t>(*s_speed)) : std::nullopt)
+        .maybe("peers_io_ns_per_device_mib", model::Unit::Nanoseconds,
+               p_speed ? std::optional<uint64_t>(static_cast<uint64_t>(*p_speed)) : std::nullopt)
+        .maybe("straggler_stall_share", model::Unit::Share, rounded(s_stall))
+        .maybe("peers_stall_share", model::Unit::Share, rounded(p_stall));
     if (!s.pids.empty()) ev.details("straggler_pids", s.pids);
+
+    const std::string why = [&] {
+        const std::string& c = causes.front();
+        if (c == "more_bytes") return fmt::format("it reads {:.1f}x their bytes", st.bytes_ratio);
+        if (c == "colder_cache")
+            return fmt::format("a colder page cache ({} of its reads cached, {} of theirs)", pct(*s_hit),
+                               pct(*p_hit));
+        if (c == "slower_device")
+            return fmt::format("a slower storage path ({} per MiB from the device, {} for theirs)",
+                               human_ns(static_cast<uint64_t>(*s_speed)),
+                               human_ns(static_cast<uint64_t>(*p_speed)));
+        if (c == "more_stall")
+            return fmt::format(
+                "its training loop waits longer for the same I/O ({} of its time, {} of theirs)",
+                pct(s_stall.value_or(0)), pct(p_stall.value_or(0)));
+        return std::string("same bytes, cache and storage speed: look at its node");
+    }();
     const std::string title =
-        by_time ? fmt::format("rank {} spends {:.1f}x the mean rank's time in I/O", s.rank, ratio)
-                : fmt::format("rank {} reads {:.1f}x the mean rank's bytes", s.rank, ratio);
-    out.push_back(
-        {{"rank_imbalance", ratio >= t.imbalance_high_ratio ? model::Severity::High : model::Severity::Warn,
-          title, std::move(ev),
-          by_time ? "Every synchronous step waits for the slowest rank. Check what "
-                    "differs on the straggler: its node's storage path (a slow or "
-                    "remote mount, a full local disk), a colder page cache (stage the "
-                    "data on node-local NVMe or tmpfs on every node), fewer DataLoader "
-                    "num_workers or CPU cores, or a shard with larger samples."
-                  : "Balance the data across ranks: use DistributedSampler (or "
-                    "split_by_node/split_by_worker with WebDataset) with equal-sized "
-                    "shards, and drop_last or pad so every rank reads the same amount."},
-         ratio / t.imbalance_ratio});
+        st.by_time ? fmt::format("rank {} spends {:.1f}x its peers' time in I/O: {}", s.rank, st.ratio, why)
+                   : fmt::format("rank {} reads {:.1f}x its peers' bytes", s.rank, st.ratio);
+    const std::string& c = causes.front();
+    std::string advice =
+        c == "more_bytes"
+            ? "Balance the data across ranks: use DistributedSampler (or split_by_node/split_by_worker "
+              "with WebDataset) with equal-sized shards, and drop_last or pad so every rank reads the "
+              "same amount."
+        : c == "colder_cache"
+            ? "The straggler reads from its device what its peers find in memory: stage or warm the data "
+              "on every node the same way (copy to node-local NVMe or tmpfs, or read it once before "
+              "training), and check the straggler node's free memory."
+        : c == "slower_device"
+            ? "The straggler's storage path is slower for the same bytes: check its node's mount (a "
+              "remote or degraded file system, a full or throttled local disk) and stage the data on "
+              "node-local NVMe or tmpfs."
+        : c == "more_stall"
+            ? "The straggler waits longer for the same I/O: give it as many DataLoader num_workers and "
+              "CPU cores as its peers (check CPU binding and other jobs on its node)."
+            : "Every synchronous step waits for the slowest rank. Check what differs on the straggler's "
+              "node: its storage path, its page cache, its DataLoader workers and CPU cores.";
+    // The straggler's own training loop waiting for I/O makes it as severe
+    // as a stall of that size (io_stall then follows this finding).
+    const bool high = st.ratio >= t.imbalance_high_ratio || (s_stall && *s_stall >= t.stall_high_share);
+    out.push_back({{"rank_imbalance", high ? model::Severity::High : model::Severity::Warn, title,
+                    std::move(ev), std::move(advice)},
+                   st.ratio / t.imbalance_ratio});
 }
 
 // checkpoint_stall: the main process of a rank (or, without ranks, a target
