@@ -270,11 +270,16 @@ struct iolens_file_rec {
 };
 
 /* fork (a new process, not a thread) and exit of a tracked process. */
+/* A FORK record's exit_code: the process joined the --cgroup group (moved
+ * into it, or forked into it by a process not traced), it was not forked by
+ * a traced parent. */
+#define IOLENS_FORK_JOINED 1
+
 struct iolens_proc_rec {
 	struct iolens_rec_hdr hdr;
 	__u32 pid;
 	__u32 ppid;
-	__s32 exit_code; /* exit: the wait status as the kernel stores it */
+	__s32 exit_code; /* exit: the wait status as the kernel stores it; fork: 0 or IOLENS_FORK_JOINED */
 	__u64 ts_ns;
 	char comm[IOLENS_COMM_LEN];
 };

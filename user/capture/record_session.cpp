@@ -103,6 +103,8 @@ private:
 
     // Parts of the steps.
     void adopt_tree();
+    void adopt_cgroup();
+    bool cgroup_done(std::string& reason);
     void read_signals(bool& stop);
     void reap_child();
     void write_exec_envs();
@@ -136,7 +138,11 @@ private:
 
     uint64_t attach_mono_ = 0;
     uint64_t cpu_at_attach_ = 0;
-    std::optional<uint64_t> target_cpu_at_attach_;  // -p: the target's CPU time so far
+    std::optional<uint64_t>
+        target_cpu_at_attach_;  // -p: the target's CPU time so far (--cgroup: the group's)
+    bool cgroup_seen_populated_ = false;
+    uint64_t last_cgroup_check_ = 0;
+    std::optional<uint64_t> cgroup_cpu_last_;  // --cgroup: a process was in it at some point
     probes::RunStats run_stats_;
     recording::CaptureInfo capture_;
     uint64_t end_mono_ = 0;
@@ -169,6 +175,8 @@ Result<RecordOutcome> RecordSession::run() {
 Result<void> RecordSession::check_request() const {
     if (!features_.can_trace())
         return make_error("iolens record needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root");
+    if (opt_.cgroup && (opt_.pid || !opt_.command.empty()))
+        return make_error("--cgroup traces a group's processes: give no -p PID and no command with it");
     if (opt_.pid && !process_exists(*opt_.pid))
         return make_error("no process with pid " + std::to_string(*opt_.pid));
     if (opt_.pid && *opt_.pid == getpid())
@@ -225,6 +233,11 @@ Result<void> RecordSession::start_target() {
         probes_->tracked().add(static_cast<uint32_t>(launcher_->pid()));
         return {};
     }
+    if (opt_.cgroup) {
+        for (pid_t p : cgroup_members(opt_.cgroup->path))
+            if (p != getpid()) probes_->tracked().add(static_cast<uint32_t>(p));
+        return {};
+    }
     for (pid_t p : process_tree(*opt_.pid))
         if (p != getpid())  // `iolens record -p $$` puts us in the tree: never trace ourselves
             probes_->tracked().add(static_cast<uint32_t>(p));
@@ -244,6 +257,7 @@ Result<void> RecordSession::attach() {
     if (opt_.bpf_stats != "off" && !run_stats_.start(attach_mono_, opt_.bpf_stats == "always"))
         spdlog::debug("{}", run_stats_.unavailable());
     if (opt_.pid) target_cpu_at_attach_ = process_cpu_ns(*opt_.pid);
+    if (opt_.cgroup) target_cpu_at_attach_ = cgroup_cpu_ns(opt_.cgroup->path);
 
     if (launcher_) {
         recording::ProcessInfo info;
@@ -253,10 +267,55 @@ Result<void> RecordSession::attach() {
         info.comm = opt_.command[0].substr(opt_.command[0].rfind('/') + 1).substr(0, 15);
         info.start_ns = attach_mono_;
         initial_.push_back(info);
+    } else if (opt_.cgroup) {
+        adopt_cgroup();
     } else {
         adopt_tree();
     }
     return {};
+}
+
+// --cgroup: the group's members at attach. The kernel tracks from the attach
+// on whoever joins the group or is forked into it (or by a member); a
+// process that joined while we listed is caught by one of the two. Rescan
+// until the membership is stable. The targets are the members whose parent
+// is not one (a job step's first processes).
+void RecordSession::adopt_cgroup() {
+    std::set<pid_t> seen;
+    for (int round = 0; round < 5; round++) {
+        bool grew = false;
+        for (pid_t p : cgroup_members(opt_.cgroup->path)) {
+            if (p != getpid() && seen.insert(p).second) {
+                grew = true;
+                probes_->tracked().add(static_cast<uint32_t>(p));
+                if (auto info = read_process(p)) initial_.push_back(*info);
+            }
+        }
+        if (!grew) break;
+    }
+    for (const auto& info : initial_)
+        if (!seen.count(static_cast<pid_t>(info.ppid))) targets_.push_back(static_cast<pid_t>(info.pid));
+    for (pid_t p : seen) stream_->live().insert(static_cast<uint32_t>(p));
+    cgroup_seen_populated_ = !seen.empty();
+}
+
+// --cgroup: recording ends when the group is removed, or when it had
+// processes and has none left (the job step ended). An empty group at attach
+// is waited for: a job may be started into it after iolens.
+bool RecordSession::cgroup_done(std::string& reason) {
+    const auto populated = cgroup_populated(opt_.cgroup->path);
+    if (auto cpu = cgroup_cpu_ns(opt_.cgroup->path))
+        cgroup_cpu_last_ = cpu;  // the group may be gone at the end
+    if (!populated) {
+        reason = "the cgroup was removed";
+        return true;
+    }
+    if (*populated || !stream_->live().empty() || !stream_->joined().empty()) cgroup_seen_populated_ = true;
+    if (cgroup_seen_populated_ && !*populated && stream_->live().empty()) {
+        reason = "every process of the cgroup exited";
+        return true;
+    }
+    return false;
 }
 
 // Processes known at attach time. With -p, children forked while we were
@@ -319,6 +378,10 @@ Result<void> RecordSession::write_start() {
     capture_.job_id_source = opt_.job_id_source;
     capture_.command = opt_.command;
     for (pid_t p : targets_) capture_.pids.push_back(static_cast<uint32_t>(p));
+    if (opt_.cgroup) {
+        capture_.cgroup_path = opt_.cgroup->path;
+        capture_.cgroup_id = opt_.cgroup->id;
+    }
     capture_.start_unix_ns = clock_ns(CLOCK_REALTIME);
     capture_.start_mono_ns = attach_mono_;
     capture_.probes = probes_->statuses();
@@ -382,6 +445,12 @@ Result<void> RecordSession::write_open_files() {
 }
 
 Result<void> RecordSession::go_live() {
+    if (opt_.cgroup) {
+        if (auto r = writer_->commit(); !r) return r;
+        spdlog::info("tracing live: cgroup {} (id {}), {} process(es) in it", opt_.cgroup->path,
+                     opt_.cgroup->id, stream_->live().size());
+        return {};
+    }
     if (!launcher_) {
         if (auto r = writer_->commit(); !r) return r;
         if (stream_->live().empty())
@@ -446,9 +515,13 @@ void RecordSession::write_exec_envs() {
 bool RecordSession::should_stop(uint64_t now, std::string& reason) {
     bool stop = false;
     if (launcher_ && child_status_) stop = true;
-    if (!launcher_ && stream_->live().empty()) {
+    if (!launcher_ && !opt_.cgroup && stream_->live().empty()) {
         stop = true;
         reason = "every traced process exited";
+    }
+    if (opt_.cgroup && now - last_cgroup_check_ >= kLivenessEveryNs / 2) {
+        last_cgroup_check_ = now;
+        if (cgroup_done(reason)) stop = true;
     }
     const uint64_t deadline = opt_.duration_ns ? attach_mono_ + *opt_.duration_ns : UINT64_MAX;
     if (now >= deadline) {
@@ -564,6 +637,13 @@ recording::CostInfo RecordSession::measure_cost() const {
     cost.recorder_max_rss_bytes = self.max_rss_bytes;
     if (launcher_) {
         cost.job_cpu_ns = reaped_children_cpu_ns();
+    } else if (opt_.cgroup) {
+        auto now_cpu = cgroup_cpu_ns(opt_.cgroup->path);
+        if (!now_cpu) now_cpu = cgroup_cpu_last_;
+        if (now_cpu && target_cpu_at_attach_)
+            cost.job_cpu_ns = *now_cpu - std::min(*now_cpu, *target_cpu_at_attach_);
+        else
+            cost.job_cpu_unavailable = "the cgroup's cpu.stat could not be read at the start and the end";
     } else if (auto now_cpu = process_cpu_ns(*opt_.pid); now_cpu && target_cpu_at_attach_) {
         cost.job_cpu_ns = *now_cpu - std::min(*now_cpu, *target_cpu_at_attach_);
     } else {
@@ -593,6 +673,12 @@ Result<void> RecordSession::write_end() {
     capture_.kernel_counters = counters;
     for (uint32_t dev : stream_->devices()) capture_.devices[dev] = block_device_name(dev);
     if (launcher_) capture_.exit_status = *child_status_;
+    // --cgroup: the processes that joined the group are targets too (their
+    // parents are outside it: a job step's launcher).
+    if (opt_.cgroup)
+        for (uint32_t pid : stream_->joined())
+            if (std::find(capture_.pids.begin(), capture_.pids.end(), pid) == capture_.pids.end())
+                capture_.pids.push_back(pid);
     capture_.cost = measure_cost();
     if (auto r = write_json(*writer_, recording::ChunkType::End, recording::capture_to_json(capture_)); !r)
         return r;

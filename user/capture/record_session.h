@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/cgroup.h"
 #include "probes/features.h"
 #include "probes/probe_set.h"
 #include "recording/recording.h"
@@ -20,8 +21,9 @@
 namespace iolens::capture {
 
 struct RecordOptions {
-    std::vector<std::string> command;  // launch and trace this...
-    std::optional<pid_t> pid;          // ...or attach to this process tree
+    std::vector<std::string> command;    // launch and trace this...
+    std::optional<pid_t> pid;            // ...or attach to this process tree
+    std::optional<CgroupTarget> cgroup;  // ...or trace this cgroup v2 group's members
     std::optional<uint64_t> duration_ns;
     std::string output_path = "iolens.data";
     bool force = false;

@@ -19,9 +19,14 @@ std::vector<uint32_t> RecordStream::take_execs() {
 
 void RecordStream::note_record(const void* p, size_t size) {
     const auto* hdr = static_cast<const iolens_rec_hdr*>(p);
-    if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec))
-        live_.insert(static_cast<const iolens_proc_rec*>(p)->pid);
-    else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
+    if (hdr->type == IOLENS_REC_FORK && size >= sizeof(iolens_proc_rec)) {
+        const auto* rec = static_cast<const iolens_proc_rec*>(p);
+        live_.insert(rec->pid);
+        // A process that joined the --cgroup group runs an image of its own:
+        // its rank variables are read as at an exec.
+        if (rec->exit_code == IOLENS_FORK_JOINED) exec_pending_.push_back(rec->pid);
+        if (rec->exit_code == IOLENS_FORK_JOINED) joined_.push_back(rec->pid);
+    } else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
         live_.erase(static_cast<const iolens_proc_rec*>(p)->pid);
     else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
         exec_pending_.push_back(static_cast<const iolens_exec_rec*>(p)->pid);

@@ -29,6 +29,8 @@ public:
     // Processes that exec'd since the last call (their rank variables are to
     // be read while they still run).
     std::vector<uint32_t> take_execs();
+    // Processes that joined the --cgroup group while traced.
+    const std::vector<uint32_t>& joined() const { return joined_; }
 
     // The first write error (the recording goes on: recording::WriteLoss
     // counts what could not be written).
@@ -43,6 +45,7 @@ private:
     std::set<uint32_t> live_;
     std::set<uint32_t> devices_;
     std::vector<uint32_t> exec_pending_;
+    std::vector<uint32_t> joined_;
     std::string error_;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "analysis/summarize.h"
+#include "capture/cgroup.h"
 #include "capture/node.h"
 #include "capture/output_template.h"
 #include "capture/process_env.h"
@@ -27,8 +28,17 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
     capture::RecordOptions o;
     if (!cli.command.empty() && cli.pid != 0)
         return make_error("give either a command to run or -p PID, not both");
-    if (cli.command.empty() && cli.pid == 0)
-        return make_error("nothing to trace: give a command (iolens record -- CMD ARGS) or -p PID");
+    if (!cli.cgroup.empty() && (cli.pid != 0 || !cli.command.empty()))
+        return make_error("give one of a command, -p PID or --cgroup, not several");
+    if (cli.command.empty() && cli.pid == 0 && cli.cgroup.empty())
+        return make_error(
+            "nothing to trace: give a command (iolens record -- CMD ARGS), -p PID or --cgroup PATH");
+    if (!cli.cgroup.empty()) {
+        auto cg = capture::resolve_cgroup(cli.cgroup);
+        if (!cg) return cg.error();
+        o.cgroup = *cg;
+        o.probe.target_cgroup = cg->id;
+    }
     if (cli.pid < 0 || cli.pid > 0x3fffffff) return make_error("invalid pid " + std::to_string(cli.pid));
     if (cli.pid) o.pid = static_cast<pid_t>(cli.pid);
     o.command = cli.command;
@@ -93,9 +103,17 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
 
 void register_record(CLI::App& app, Action& action) {
     auto opts = std::make_shared<RecordCliOptions>();
-    auto* sub = app.add_subcommand("record", "Trace a command (after --) or a running process tree (-p)");
+    auto* sub = app.add_subcommand(
+        "record", "Trace a command (after --), a running process tree (-p) or a cgroup v2 group (--cgroup)");
     sub->add_option("-p,--pid", opts->pid, "Attach to this process and every process it starts")
         ->check(whole_number(1, 0x3fffffff));
+    sub->add_option(
+           "--cgroup", opts->cgroup,
+           "Trace every process of this cgroup v2 group (a directory on a cgroup2 mount, absolute or "
+           "relative to the mount, or a cgroup id) and every process that joins it later; stops when "
+           "the group is empty again or removed")
+        ->type_name("PATH|ID")
+        ->check(not_empty());
     sub->add_option("-d,--duration", opts->duration, "Stop after this long (e.g. 30s, 5m)")
         ->type_name("DURATION")
         ->check(not_empty());

@@ -14,6 +14,7 @@ namespace iolens::cli {
 struct RecordCliOptions {
     std::vector<std::string> command;
     long pid = 0;
+    std::string cgroup;  // --cgroup PATH|ID
     std::string duration;
     std::string output = "iolens.data";
     bool force = false;

@@ -22,7 +22,10 @@ const std::vector<FamilySpec>& family_specs() {
          .provides = "follows the target through fork, exec and exit",
          .tracepoints = {{.name = "sched_process_fork", .required = true},
                          {.name = "sched_process_exec", .required = true},
-                         {.name = "sched_process_exit", .required = true}},
+                         {.name = "sched_process_exit", .required = true},
+                         {.name = "cgroup_attach_task",
+                          .without = "--cgroup: processes moved into the group after attach (members, and "
+                                     "processes forked into it, are still followed)"}},
          .essential = true},
         {.name = "syscalls",
          .provides = "file syscalls: sizes, latencies, errors, files",

@@ -85,7 +85,8 @@ std::pair<std::string, std::string> split_section(const char* sec) {
 
 // Sets the const volatile __u32 `name` of the object's read-only data (between
 // open and load); false if the object has no such variable.
-bool set_rodata_u32(bpf_object* obj, const std::string& name, uint32_t value) {
+template <typename T>
+bool set_rodata(bpf_object* obj, const std::string& name, T value) {
     const struct btf* btf = bpf_object__btf(obj);
     bpf_map* rodata = nullptr;
     bpf_map* map;
@@ -143,7 +144,8 @@ const char* const kErrorHint = "run `iolens check` to see what this kernel lacks
 // attempt's hook kind for its tracepoints (told their prototypes), and the
 // task iterators, which run on demand whatever the hook kind.
 Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, const Attempt& attempt,
-                                                       uint32_t wakeup_shift) {
+                                                       const ProbeOptions& options) {
+    const uint32_t wakeup_shift = options.wakeup_shift;
     Opener open = opener_for(attempt.object);
     if (!open) return make_error("no BPF object " + attempt.object + " for probe family " + spec.name);
     auto fam = std::make_unique<ProbeSet::Family>();
@@ -152,9 +154,13 @@ Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, c
     fam->skeleton = open(wakeup_shift);
     if (!fam->skeleton.obj) return errno_error("cannot open the " + attempt.object + " BPF object");
     for (const auto& a : attempt.arities)
-        if (!set_rodata_u32(fam->skeleton.obj, "iolens_arity_" + a.tracepoint,
-                            static_cast<uint32_t>(a.arity)))
+        if (!set_rodata<uint32_t>(fam->skeleton.obj, "iolens_arity_" + a.tracepoint,
+                                  static_cast<uint32_t>(a.arity)))
             return make_error("the " + attempt.object + " BPF object has no iolens_arity_" + a.tracepoint);
+    // --cgroup: the process family follows membership of that cgroup v2 group.
+    if (options.target_cgroup && spec.name == std::string("process") &&
+        !set_rodata<uint64_t>(fam->skeleton.obj, "iolens_target_cgroup", options.target_cgroup))
+        return make_error("the " + attempt.object + " BPF object has no iolens_target_cgroup");
     const auto& tps = attempt.tracepoints;
     std::vector<std::string> found;
     bpf_program* prog;
@@ -206,7 +212,7 @@ Result<std::unique_ptr<ProbeSet::Family>> load_family(const FamilyPlan& plan, co
     const auto tracked_slots = static_cast<uint32_t>(TrackedSet::slots_for(features.pid_max));
     std::string errors;
     for (const auto& attempt : plan.attempts) {
-        auto fam = open_attempt(*plan.spec, attempt, options.wakeup_shift);
+        auto fam = open_attempt(*plan.spec, attempt, options);
         if (!fam) return fam.error();
         prepare_maps(fam.value()->skeleton.obj, shared, tracked_slots, options.ringbuf_bytes);
         if (int err = bpf_object__load(fam.value()->skeleton.obj); err != 0) {

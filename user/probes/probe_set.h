@@ -36,6 +36,9 @@ struct ProbeOptions {
     // Use only this build of each family ("direct", "standard", "legacy";
     // see probes::Variant): runs the old-kernel builds on a new kernel.
     std::string force_variant;
+    // --cgroup: the cgroup v2 id (its directory's inode) whose members, and
+    // the processes that join it or are forked into it, are traced (0: none).
+    uint64_t target_cgroup = 0;
 };
 
 class ProbeSet {

@@ -66,6 +66,9 @@ struct CaptureInfo {
     uint64_t anchor_uncertainty_ns = 0;  // the larger of the two pairs'
     std::string job_id;                  // the batch system's (SLURM_JOB_ID, ...), or empty
     std::string job_id_source;           // the variable it came from
+    // --cgroup: the cgroup v2 group traced (its path and id), or empty / 0.
+    std::string cgroup_path;
+    uint64_t cgroup_id = 0;
     uint64_t duration_ns = 0;
     uint64_t events = 0;                          // records received from the kernel
     uint64_t lost_events = 0;                     // everything lost anywhere (sum of lost_detail)

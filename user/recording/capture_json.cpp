@@ -228,6 +228,8 @@ json capture_to_json(const CaptureInfo& c) {
         {"anchor_uncertainty_ns", c.anchor_uncertainty_ns},
         {"job_id", text_json(c.job_id)},
         {"job_id_source", text_json(c.job_id_source)},
+        {"cgroup_path", text_json(c.cgroup_path)},
+        {"cgroup_id", c.cgroup_id},
         {"duration_ns", c.duration_ns},
         {"events", c.events},
         {"lost_events", c.lost_events},
@@ -260,6 +262,8 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("anchor_uncertainty_ns", out.anchor_uncertainty_ns)
         .get("job_id", out.job_id)
         .get("job_id_source", out.job_id_source)
+        .get("cgroup_path", out.cgroup_path)
+        .get("cgroup_id", out.cgroup_id)
         .get("duration_ns", out.duration_ns)
         .get("events", out.events)
         .get("lost_events", out.lost_events)

@@ -98,6 +98,7 @@ void header(Ctx& c, const Report& r) {
 
     std::vector<std::string> about;
     if (!cap.hostname.empty()) about.push_back("host " + cap.hostname);
+    if (!cap.cgroup_path.empty()) about.push_back("cgroup " + cap.cgroup_path);
     if (!cap.kernel_release.empty()) about.push_back("kernel " + cap.kernel_release);
     if (!cap.iolens_version.empty()) about.push_back("iolens " + cap.iolens_version);
     if (cap.exit_status) about.push_back("command exit status " + std::to_string(*cap.exit_status));
