@@ -2,8 +2,12 @@
 // those in it at attach and those that join it later, and nothing else. The
 // test mounts a cgroup2 hierarchy of its own (this machine runs v1
 // controllers; the v2 hierarchy exists beside them).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -138,6 +142,51 @@ TEST_F(Cgroup, AnEmptyGroupIsWaitedForUntilItsJobEnds) {
             EXPECT_EQ(f["ops"]["read"]["bytes"], 1 << 20);
         }
     EXPECT_TRUE(found) << "the job's file is not in the report";
+}
+
+// clone3(CLONE_INTO_CGROUP) starts a child straight in the group, without a
+// move (systemd and container runtimes do this): its parent here, the test,
+// is not traced, and no cgroup_attach_task fires. The fork probe sees it.
+TEST_F(Cgroup, AProcessForkedIntoTheGroupIsTraced) {
+    const std::string file = dir / "cloned.bin";
+    {
+        std::ofstream f(file, std::ios::binary);
+        f << std::string(256 << 10, 'y');
+    }
+    Background rec(
+        {iolens_bin(), "record", "--cgroup", group_, "-o", dir / "rec.iolens", "--json", dir / "r.json"});
+    ASSERT_TRUE(rec.wait_for_line(true, "tracing live", 10000));
+    const int group_fd = open(group_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(group_fd, 0);
+    clone_args args{};
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<uint64_t>(group_fd);
+    const long child = syscall(SYS_clone3, &args, sizeof(args));
+    if (child == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execl("/bin/cat", "cat", file.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(group_fd);
+    ASSERT_GT(child, 0) << "clone3(CLONE_INTO_CGROUP): " << strerror(errno);
+    int st = 0;
+    ASSERT_EQ(waitpid(static_cast<pid_t>(child), &st, 0), child);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    auto r = rec.wait();
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto j = load_json(dir / "r.json");
+    bool found = false;
+    for (const auto& f : j["files"])
+        if (f["path"] == file) {
+            found = true;
+            EXPECT_EQ(f["ops"]["read"]["bytes"], 256 << 10);
+        }
+    EXPECT_TRUE(found) << "the child forked into the group is not in the report";
+    bool test_traced = false;
+    for (const auto& p : j["processes"]) test_traced |= p["pid"] == getpid();
+    EXPECT_FALSE(test_traced) << "the parent outside the group was traced";
 }
 
 TEST_F(Cgroup, AV1GroupOrAMissingOneIsRefusedWithTheWayOut) {
