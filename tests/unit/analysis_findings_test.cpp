@@ -240,6 +240,17 @@ TEST(AnalysisIoStall, SilentWithoutDataLoading) {
     EXPECT_EQ(expect_finding(r, "io_stall").evidence["rank"], 1);
 }
 
+// 40 ms of waiting in a 300 ms epoch is 13%, but nothing to win back
+// (stall_min_ns): DataLoader workers starting at an epoch's start.
+TEST(AnalysisIoStall, SilentOnATinyStallOfAShortEpoch) {
+    auto r = clean_report();
+    r.epochs[0].ranks[0].wall_ns = 300 * kS / 1000;
+    r.epochs[0].ranks[0].critical_io_ns = 40 * kS / 1000;
+    EXPECT_EQ(find(analyze(r), "io_stall"), nullptr);
+    r.epochs[0].ranks[0].critical_io_ns = 60 * kS / 1000;  // 20%, 60 ms
+    EXPECT_EQ(expect_finding(r, "io_stall").evidence["epoch"], 1);
+}
+
 TEST(AnalysisIoStall, SilentOnShortRanksAndWithoutRanks) {
     auto r = clean_report();
     r.ranks[0].critical_io_ns = kS / 10;

@@ -53,7 +53,7 @@ constexpr Mode kModes[] = {
      "--dir D --files N --size BYTES --ranks R --workers W --epochs E [--markers [--steps K]] [--compute-us "
      "U=200] "
      "[--read-size R=65536] [--seed S=1] [--persistent-workers] [--straggler R0 [--straggler-factor F=2]] "
-     "[--slow-rank R1 --slow-cgroup DIR]",
+     "[--slow-rank R1 --slow-cgroup DIR] [--world W --rank-base B]",
      "A DDP-like job: forks R ranks, each exec'ing /proc/self/exe with RANK=r LOCAL_RANK=r WORLD_SIZE=R in "
      "its "
      "environment; rank r runs the dl pipeline (W workers) over the files i with i % R == r. Rank R0 loads "

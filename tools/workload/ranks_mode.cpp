@@ -3,11 +3,11 @@
 // "rank") with RANK=r, LOCAL_RANK=r and WORLD_SIZE=R in its environment
 // (execve's envp, so /proc/PID/environ shows them). Rank r runs the dl
 // pipeline (pipeline.h) over its own share of the dataset, the files i with
-// i % R == r; with --straggler r0 --straggler-factor F, rank r0 loads every
-// one of its samples F times. With --slow-rank r1 --slow-cgroup DIR, rank r1
-// joins the cgroup DIR (v1 or v2: "0" written to DIR/cgroup.procs) between
-// fork and exec: the diagnosis suite's slow storage path is a blkio/io.max
-// throttled cgroup. That adds one open, one 1-byte write and one close of
+// i % R == r (with --world W --rank-base B, this node's share of a job of W
+// ranks: local rank r is rank B+r and reads the files i % W == B+r); with --straggler r0 --straggler-factor
+// F, rank r0 loads every one of its samples F times. With --slow-rank r1 --slow-cgroup DIR, rank r1 joins the
+// cgroup DIR (v1 or v2: "0" written to DIR/cgroup.procs) between fork and exec: the diagnosis suite's slow
+// storage path is a blkio/io.max throttled cgroup. That adds one open, one 1-byte write and one close of
 // DIR/cgroup.procs to rank r1's calls (before its exec).
 //
 // Exact file syscalls: docs/workload.md ("ranks"). The parent makes none.
@@ -39,10 +39,13 @@ const std::initializer_list<OptionSpec> kRankOptions = {{"dir", true},       {"f
                                                         {"seed", true},      {"markers", false},
                                                         {"steps", true},     {"persistent-workers", false},
                                                         {"straggler", true}, {"straggler-factor", true},
-                                                        {"slow-rank", true}, {"slow-cgroup", true}};
+                                                        {"slow-rank", true}, {"slow-cgroup", true},
+                                                        {"world", true},     {"rank-base", true}};
 
 struct RankOptions {
-    uint32_t ranks;
+    uint32_t ranks;  // started here (local ranks 0..ranks-1)
+    uint32_t world;  // in the whole job (--world; default ranks)
+    uint32_t base;   // the global rank of local rank 0 (--rank-base; default 0)
     bool straggler;
     uint32_t straggler_rank;
     uint32_t factor;
@@ -59,6 +62,9 @@ RankOptions parse(const Args& args) {
     o.files = static_cast<uint32_t>(args.number("files", 1, 10'000'000));
     o.pipe.size = args.number("size", 0, uint64_t{1} << 40);
     o.ranks = static_cast<uint32_t>(args.number("ranks", 1, 256));
+    o.world = static_cast<uint32_t>(args.number_or("world", o.ranks, 1, 65536));
+    o.base = static_cast<uint32_t>(args.number_or("rank-base", 0, 0, 65535));
+    if (o.base + o.ranks > o.world) fail_usage("--rank-base + --ranks is above --world");
     o.pipe.workers = static_cast<uint32_t>(args.number("workers", 1, 256));
     o.pipe.epochs = args.number("epochs", 1, 1'000'000);
     o.pipe.read_size = args.number_or("read-size", 65536, 1, uint64_t{1} << 30);
@@ -69,7 +75,7 @@ RankOptions parse(const Args& args) {
     if (o.pipe.steps != 0 && !o.pipe.markers) fail_usage("--steps needs --markers");
     o.pipe.persistent = args.flag("persistent-workers");
     o.straggler = args.text_or("straggler", nullptr) != nullptr;
-    o.straggler_rank = static_cast<uint32_t>(args.number_or("straggler", 0, 0, o.ranks - 1));
+    o.straggler_rank = static_cast<uint32_t>(args.number_or("straggler", 0, 0, o.world - 1));
     o.factor = static_cast<uint32_t>(args.number_or("straggler-factor", 2, 1, 1000));
     if (!o.straggler && args.text_or("straggler-factor", nullptr))
         fail_usage("--straggler-factor needs --straggler");
@@ -110,9 +116,9 @@ int run_ranks(int argc, char** argv) {
     std::vector<std::vector<std::string>> env_text(o.ranks, base_env);
     std::vector<std::vector<char*>> envp(o.ranks);
     for (uint32_t r = 0; r < o.ranks; ++r) {
-        env_text[r].push_back("RANK=" + std::to_string(r));
+        env_text[r].push_back("RANK=" + std::to_string(o.base + r));
         env_text[r].push_back("LOCAL_RANK=" + std::to_string(r));
-        env_text[r].push_back("WORLD_SIZE=" + std::to_string(o.ranks));
+        env_text[r].push_back("WORLD_SIZE=" + std::to_string(o.world));
         for (auto& s : env_text[r]) envp[r].push_back(s.data());
         envp[r].push_back(nullptr);
     }
@@ -146,12 +152,12 @@ int run_rank(int argc, char** argv) {
     const uint64_t rank = env_number("RANK");
     const uint64_t world = env_number("WORLD_SIZE");
     env_number("LOCAL_RANK");
-    if (world != o.ranks)
-        fail("WORLD_SIZE=%llu but --ranks %u", static_cast<unsigned long long>(world), o.ranks);
+    if (world != o.world)
+        fail("WORLD_SIZE=%llu but --world %u", static_cast<unsigned long long>(world), o.world);
     if (rank >= world)
         fail("RANK=%llu is not below WORLD_SIZE=%llu", static_cast<unsigned long long>(rank),
              static_cast<unsigned long long>(world));
-    for (uint32_t i = static_cast<uint32_t>(rank); i < o.files; i += o.ranks) o.pipe.share.push_back(i);
+    for (uint32_t i = static_cast<uint32_t>(rank); i < o.files; i += o.world) o.pipe.share.push_back(i);
     if (o.straggler && rank == o.straggler_rank) o.pipe.repeat = o.factor;
     run_pipeline(o.pipe);
     return kExitOk;

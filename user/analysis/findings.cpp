@@ -45,6 +45,7 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
         {"random_share", t.random_share},
         {"random_large_read_bytes", d(t.random_large_read_bytes)},
         {"stall_min_wall_ns", d(t.stall_min_wall_ns)},
+        {"stall_min_ns", d(t.stall_min_ns)},
         {"stall_warn_share", t.stall_warn_share},
         {"stall_high_share", t.stall_high_share},
         {"imbalance_ratio", t.imbalance_ratio},

@@ -154,13 +154,15 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         // its own figure (startup_io), not a data-loading stall.
         uint64_t crit = 0, wall = 0;
         const auto s = stall_share(r, t, k, &crit, &wall);
-        if (s && *s >= t.stall_warn_share) ranks.push_back({k.rank, {}, crit, wall, *s});
+        if (s && *s >= t.stall_warn_share && crit >= t.stall_min_ns)
+            ranks.push_back({k.rank, {}, crit, wall, *s});
     }
     for (const auto& e : r.epochs)
         for (const auto& k : e.ranks) {
             if (k.wall_ns < t.stall_min_wall_ns || !rank_loads_data(k.rank)) continue;
             const double s = share_of(k.critical_io_ns, k.wall_ns);
-            if (s >= t.stall_warn_share) epochs.push_back({k.rank, e.index, k.critical_io_ns, k.wall_ns, s});
+            if (s >= t.stall_warn_share && k.critical_io_ns >= t.stall_min_ns)
+                epochs.push_back({k.rank, e.index, k.critical_io_ns, k.wall_ns, s});
         }
     if (ranks.empty() && epochs.empty()) return;
     const auto by_share = [](const Hit& a, const Hit& b) {
@@ -318,6 +320,7 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
         .maybe("straggler_stall_share", model::Unit::Share, rounded(s_stall))
         .maybe("peers_stall_share", model::Unit::Share, rounded(p_stall));
     if (!s.pids.empty()) ev.details("straggler_pids", s.pids);
+    if (!s.node.empty()) ev.text("straggler_node", s.node);  // a report of many nodes' recordings
 
     const std::string why = [&] {
         const std::string& c = causes.front();
@@ -335,9 +338,11 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
                 pct(s_stall.value_or(0)), pct(p_stall.value_or(0)));
         return std::string("same bytes, cache and storage speed: look at its node");
     }();
+    const std::string who =
+        s.node.empty() ? fmt::format("rank {}", s.rank) : fmt::format("rank {} (node {})", s.rank, s.node);
     const std::string title =
-        st.by_time ? fmt::format("rank {} spends {:.1f}x its peers' time in I/O: {}", s.rank, st.ratio, why)
-                   : fmt::format("rank {} reads {:.1f}x its peers' bytes", s.rank, st.ratio);
+        st.by_time ? fmt::format("{} spends {:.1f}x its peers' time in I/O: {}", who, st.ratio, why)
+                   : fmt::format("{} reads {:.1f}x its peers' bytes", who, st.ratio);
     const std::string& c = causes.front();
     std::string advice =
         c == "more_bytes"

@@ -12,4 +12,19 @@ Result<model::Report> summarize(const std::string& path, const model::BuilderOpt
     return report;
 }
 
+Result<model::Report> summarize_job(const std::vector<std::string>& paths,
+                                    const model::BuilderOptions& options, const model::MergeOptions& merge) {
+    if (paths.size() == 1) return summarize(paths.front(), options);
+    std::vector<std::pair<std::string, model::Report>> parts;
+    for (const auto& p : paths) {
+        auto report = model::load_recording(p, options);
+        if (!report) return make_error(p + ": " + report.error().message);
+        parts.emplace_back(p, std::move(*report));
+    }
+    auto merged = model::merge_reports(std::move(parts), merge);
+    if (!merged) return merged.error();
+    add_findings(*merged);
+    return merged;
+}
+
 }  // namespace iolens::analysis

@@ -5,6 +5,9 @@
 // both call this, so their summaries cannot differ.
 #include <string>
 
+#include <vector>
+
+#include "model/job_merge.h"
 #include "model/report.h"
 #include "model/report_builder.h"
 #include "util/result.h"
@@ -14,5 +17,12 @@ namespace iolens::analysis {
 // Errors only when the file is not a readable recording at all; a damaged or
 // unfinished one gives a report marked partial (capture.partial).
 Result<model::Report> summarize(const std::string& path, const model::BuilderOptions& options = {});
+
+// Many recordings (the nodes of one job) as one report: each replayed on its
+// own, merged (model/job_merge.h), the findings run over the whole job. One
+// path is summarize().
+Result<model::Report> summarize_job(const std::vector<std::string>& paths,
+                                    const model::BuilderOptions& options = {},
+                                    const model::MergeOptions& merge = {});
 
 }  // namespace iolens::analysis

@@ -9,7 +9,8 @@ namespace iolens::cli {
 namespace {
 
 struct ReportCliOptions {
-    std::string input = "iolens.data";
+    std::vector<std::string> inputs = {"iolens.data"};
+    bool allow_mixed = false;
     OutputOptions out;
 };
 
@@ -18,7 +19,13 @@ struct ReportCliOptions {
 void register_report(CLI::App& app, Action& action) {
     auto opts = std::make_shared<ReportCliOptions>();
     auto* sub = app.add_subcommand("report", "Summarize a recording (no privileges needed)");
-    sub->add_option("file", opts->input, "Recording to read")->type_name("FILE")->capture_default_str();
+    sub->add_option("file", opts->inputs,
+                    "Recording to read; several (the nodes of one job: job-42/*.iolens) are merged into one "
+                    "report of the whole job")
+        ->type_name("FILE...")
+        ->capture_default_str();
+    sub->add_flag("--allow-mixed", opts->allow_mixed,
+                  "Merge recordings of different jobs (their job ids differ) instead of refusing");
     sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON or HTML report");
     add_output_options(
         sub, opts->out,
@@ -30,11 +37,13 @@ void register_report(CLI::App& app, Action& action) {
         "readable recording, 2 for a usage error.");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
-            if (auto r = check_outputs(opts->out, opts->input); !r) {
-                spdlog::error("{}", r.error().message);
-                return 2;
-            }
-            auto report = analysis::summarize(opts->input, builder_options(opts->out));
+            for (const auto& input : opts->inputs)
+                if (auto r = check_outputs(opts->out, input); !r) {
+                    spdlog::error("{}", r.error().message);
+                    return 2;
+                }
+            auto report = analysis::summarize_job(opts->inputs, builder_options(opts->out),
+                                                  model::MergeOptions{opts->allow_mixed});
             if (!report) {
                 spdlog::error("{}", report.error().message);
                 return 1;

@@ -619,9 +619,16 @@ void DlAttribution::epoch_page_cache_and_block() {
 
 void DlAttribution::imbalance() {
     if (nr_ < 2) return;
+    r_.rank_imbalance = rank_imbalance_of(r_.ranks);
+}
+
+}  // namespace
+
+std::optional<RankImbalance> rank_imbalance_of(const std::vector<RankStats>& ranks) {
+    if (ranks.size() < 2) return std::nullopt;
     std::vector<uint64_t> bytes, io;
     RankImbalance im;
-    for (const auto& rs : r_.ranks) {
+    for (const auto& rs : ranks) {
         bytes.push_back(rs.ops[IOLENS_OP_READ].bytes);
         io.push_back(rs.io_time_ns);
         if (rs.io_time_ns > im.straggler_io_time_ns || io.size() == 1) {
@@ -631,10 +638,8 @@ void DlAttribution::imbalance() {
     }
     im.read_bytes = spread(bytes);
     im.io_time_ns = spread(io);
-    r_.rank_imbalance = im;
+    return im;
 }
-
-}  // namespace
 
 void attribute_dl(Report& r, const DlInputs& in) { DlAttribution(r, in).run(); }
 

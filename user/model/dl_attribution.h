@@ -26,4 +26,8 @@ struct DlInputs {
 // report.processes and report.capture must be filled already.
 void attribute_dl(Report& report, const DlInputs& in);
 
+// The spread of the ranks' read bytes and I/O time (Report::rank_imbalance);
+// nothing with fewer than 2 ranks.
+std::optional<RankImbalance> rank_imbalance_of(const std::vector<RankStats>& ranks);
+
 }  // namespace iolens::model

@@ -87,6 +87,7 @@ struct ProcessStats {
     // auto_da_alloc; an O_TRUNC open drops the old blocks), not metadata.
     // Filled with the ranks (CallSplit::known).
     OpStats flush;
+    std::string node;  // its host, in a report of many nodes' recordings (else empty)
 };
 
 struct FileStats {
@@ -118,6 +119,7 @@ struct ThreadIo {
 // how much the rank waited for I/O.
 struct RankStats {
     int64_t rank = 0;
+    std::string node;  // its host, in a report of many nodes' recordings (else empty)
     std::optional<int64_t> local_rank;
     std::optional<int64_t> world_size;
     std::string rank_source;  // the variable it came from ("RANK", ...), or "default"
@@ -252,8 +254,34 @@ struct Timeline {
     std::vector<RankTimeline> ranks;  // as Report::ranks
 };
 
+// One node of a report merged from many recordings (model/job_merge.h): what
+// its recording said and its share of the job.
+struct NodeSummary {
+    std::string host;
+    std::string recording;  // the file it came from
+    std::string job_id;
+    std::string kernel_release;
+    uint64_t start_unix_ns = 0;  // when its tracing went live (realtime)
+    uint64_t duration_ns = 0;
+    int64_t clock_offset_ns = 0;  // added to its monotonic times to put them on the first node's
+    uint64_t anchor_uncertainty_ns = 0;
+    uint64_t events = 0;
+    uint64_t lost_events = 0;
+    bool partial = false;
+    std::vector<int64_t> ranks;  // the ranks it ran
+    OpTable totals;
+    PageCacheStats page_cache;
+    uint64_t io_time_ns = 0;         // its ranks' RankStats::io_time_ns, summed
+    uint64_t critical_io_ns = 0;     // its ranks' critical_io_ns, summed
+    uint64_t device_read_bytes = 0;  // its block devices' read bytes
+};
+
 struct Report {
     CaptureInfo capture;
+    // A report of many nodes' recordings: one entry per node (empty for one
+    // recording). capture is then the job's: hosts joined, the union of the
+    // time ranges, events and losses summed.
+    std::vector<NodeSummary> nodes;
     OpTable totals;
     PathTable paths;                              // of totals
     std::vector<ProcessStats> processes;          // by pid, then start (a reused pid appears twice)

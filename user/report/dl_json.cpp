@@ -49,6 +49,7 @@ json ranks_to_json(const model::Report& r, const Live& live) {
             {"threads", std::move(threads)},
             {"threads_total", rk.threads.size()},
         });
+        if (!rk.node.empty()) out.back()["node"] = rk.node;  // a report of many nodes' recordings
     }
     return out;
 }

@@ -3,7 +3,9 @@
 // columns wide.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "report/terminal_sections.h"
 #include "report/text_format.h"
@@ -68,14 +70,16 @@ void ranks_section(Ctx& c, const model::Report& r) {
     if (!has_ranks(r)) return;
     const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
     section_title(c, "Ranks", "(io: any thread in file I/O; crit: the main thread waited on it)");
-    // 2 + 7 + 12 + 10 + 11 + 10 + 7 + 7 + 7 = 73
-    c.out << "  " << pad_left("rank", 7) << "  " << pad_right("pids", 10) << pad_left("wall", 10)
-          << pad_left("read bytes", 11) << pad_left("io time", 10) << pad_left("io%", 7)
-          << pad_left("crit%", 7) << pad_left("hit%", 7) << '\n';
+    // 2 + 7 + 12 + 10 + 11 + 10 + 7 + 7 + 7 = 73. In a report of many nodes'
+    // recordings the node replaces the pids (pids repeat across nodes).
+    const bool by_node = !r.nodes.empty();
+    c.out << "  " << pad_left("rank", 7) << "  " << pad_right(by_node ? "node" : "pids", 10)
+          << pad_left("wall", 10) << pad_left("read bytes", 11) << pad_left("io time", 10)
+          << pad_left("io%", 7) << pad_left("crit%", 7) << pad_left("hit%", 7) << '\n';
     for (const auto& rk : r.ranks) {
         c.out << "  " << pad_left(std::to_string(rk.rank), 7) << "  "
-              << pad_right(elide_end(pids_cell(rk), 10), 10) << pad_left(human_ns(rk.wall_ns), 10)
-              << pad_left(human_bytes(rk.ops[IOLENS_OP_READ].bytes), 11)
+              << pad_right(elide_end(by_node ? rk.node : pids_cell(rk), 10), 10)
+              << pad_left(human_ns(rk.wall_ns), 10) << pad_left(human_bytes(rk.ops[IOLENS_OP_READ].bytes), 11)
               << pad_left(human_ns(rk.io_time_ns), 10) << pad_left(percent(rk.io_time_share()), 7)
               << pad_left(percent(rk.critical_io_share()), 7)
               << pad_left(cache ? percent(rk.page_cache.hit_ratio()) : "n/a", 7) << '\n';
@@ -91,6 +95,38 @@ void ranks_section(Ctx& c, const model::Report& r) {
                         human_bytes(im.read_bytes.max), ratio(im.read_bytes.max_over_mean));
         print_lines(c, wrap(line, c.width, "  ", "    "));
     }
+}
+
+// "0-3", "0,2,5", "-": a node's ranks, short.
+static std::string ranks_cell(const std::vector<int64_t>& ranks) {
+    if (ranks.empty()) return "-";
+    std::vector<int64_t> v(ranks);
+    std::sort(v.begin(), v.end());
+    if (v.back() - v.front() + 1 == static_cast<int64_t>(v.size()) && v.size() > 1)
+        return fmt::format("{}-{}", v.front(), v.back());
+    std::string s;
+    for (int64_t k : v) s += (s.empty() ? "" : ",") + std::to_string(k);
+    return s;
+}
+
+void nodes_section(Ctx& c, const model::Report& r) {
+    if (r.nodes.empty()) return;
+    const bool cache = recording::probe_live(r.capture, recording::kProbePageCache);
+    section_title(
+        c, "Nodes",
+        fmt::format("({} recordings merged; times aligned by their clock anchors)", r.nodes.size()));
+    // 2 + 14 + 8 + 11 + 10 + 10 + 7 + 11 + 6 = 79
+    c.out << "  " << pad_right("host", 14) << pad_right("ranks", 8) << pad_left("read bytes", 11)
+          << pad_left("io time", 10) << pad_left("crit", 10) << c.paint(kBold, pad_left("hit%", 7))
+          << pad_left("device rd", 11) << pad_left("lost", 6) << '\n';
+    for (const auto& n : r.nodes)
+        c.out << "  " << pad_right(elide_end(n.host, 13), 14)
+              << pad_right(elide_end(ranks_cell(n.ranks), 7), 8)
+              << pad_left(human_bytes(n.totals[IOLENS_OP_READ].bytes), 11)
+              << pad_left(human_ns(n.io_time_ns), 10) << pad_left(human_ns(n.critical_io_ns), 10)
+              << c.paint(kBold, pad_left(cache ? percent(n.page_cache.hit_ratio()) : "n/a", 7))
+              << pad_left(human_bytes(n.device_read_bytes), 11) << pad_left(count_fit(n.lost_events, 5), 6)
+              << '\n';
 }
 
 }  // namespace iolens::report::detail

@@ -151,6 +151,32 @@ json split_to_json(const model::Report& r, const Live& live) {
     };
 }
 
+json nodes_to_json(const model::Report& r) {
+    const Live live(r.capture);
+    json out = json::array();
+    for (const auto& n : r.nodes)
+        out.push_back({
+            {"host", text_json(n.host)},
+            {"recording", text_json(n.recording)},
+            {"job_id", text_json(n.job_id)},
+            {"kernel_release", text_json(n.kernel_release)},
+            {"start_unix_ns", n.start_unix_ns},
+            {"duration_ns", n.duration_ns},
+            {"clock_offset_ns", n.clock_offset_ns},
+            {"anchor_uncertainty_ns", n.anchor_uncertainty_ns},
+            {"events", n.events},
+            {"lost_events", n.lost_events},
+            {"partial", n.partial},
+            {"ranks", n.ranks},
+            {"totals", op_table_to_json(n.totals, live)},
+            {"page_cache", page_cache_to_json(n.page_cache, live)},
+            {"io_time_ns", n.io_time_ns},
+            {"critical_io_ns", n.critical_io_ns},
+            {"device_read_bytes", n.device_read_bytes},
+        });
+    return out;
+}
+
 }  // namespace
 
 json report_to_json(const model::Report& r) {
@@ -164,6 +190,7 @@ json report_to_json(const model::Report& r) {
         j["page_cache"] = page_cache_to_json(p.page_cache, live);
         j["block"] = process_block_to_json(p.block, live);
         if (r.split.known) j["flush"] = {{"calls", p.flush.calls}, {"time_ns", p.flush.time_ns}};
+        if (!p.node.empty()) j["node"] = p.node;
         processes.push_back(std::move(j));
     }
     json files = json::array();
@@ -184,7 +211,7 @@ json report_to_json(const model::Report& r) {
         if (f.paths.any_other_path()) fj["paths"] = path_table_to_json(f.paths);
         if (f.async.requests) fj["async"] = async_to_json(f.async);
     }
-    return {
+    json j = {
         {"schema", kReportSchema},
         {"version", kReportVersion},
         {"capture", recording::capture_to_json(r.capture)},
@@ -204,6 +231,8 @@ json report_to_json(const model::Report& r) {
         {"split", split_to_json(r, live)},
         {"limits", r.limits},
     };
+    if (!r.nodes.empty()) j["nodes"] = nodes_to_json(r);  // a report of many nodes' recordings
+    return j;
 }
 
 std::string report_to_json_text(const model::Report& r) {

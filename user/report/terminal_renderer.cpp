@@ -337,6 +337,7 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
     path_table(c, r);
     async_depth_table(c, r);
     epochs_section(c, r);
+    nodes_section(c, r);
     ranks_section(c, r);
     histograms(c, r);
     process_table(c, r);

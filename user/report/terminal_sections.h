@@ -48,6 +48,8 @@ void block_section(Ctx& c, const model::Report& r);
 // dl_renderer.cpp: the rank table and straggler line (when the job has ranks
 // or epochs), and the epoch table (when there are epochs).
 void ranks_section(Ctx& c, const model::Report& r);
+// A report of many nodes' recordings: one row per node.
+void nodes_section(Ctx& c, const model::Report& r);
 void epochs_section(Ctx& c, const model::Report& r);
 
 }  // namespace iolens::report::detail

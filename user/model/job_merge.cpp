@@ -1,0 +1,293 @@
+#include "model/job_merge.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/dl_attribution.h"
+
+namespace iolens::model {
+
+namespace {
+
+void merge_ops(OpTable& into, const OpTable& from) {
+    for (int op = 0; op < kOpCount; ++op) into[op].merge(from[op]);
+}
+
+void add_block(ProcessBlock& into, const ProcessBlock& from) {
+    into.read_bytes += from.read_bytes;
+    into.write_bytes += from.write_bytes;
+    into.requests += from.requests;
+}
+
+void add_async(AsyncDepthStats& into, const AsyncDepthStats& from) {
+    into.requests += from.requests;
+    into.request_ns += from.request_ns;
+    into.busy_ns += from.busy_ns;
+    into.max_depth = std::max(into.max_depth, from.max_depth);
+    into.clipped += from.clipped;
+}
+
+uint64_t shifted(uint64_t t, int64_t offset) {
+    if (t == 0) return 0;  // "before the capture" / "still running" stay so
+    const int64_t v = static_cast<int64_t>(t) + offset;
+    return v > 0 ? static_cast<uint64_t>(v) : 1;
+}
+
+// realtime - monotonic of a recording: from its start anchor, or (older
+// recordings) from its start times.
+int64_t realtime_minus_monotonic(const CaptureInfo& c) {
+    if (c.anchor_start_realtime_ns && c.anchor_start_monotonic_ns)
+        return static_cast<int64_t>(c.anchor_start_realtime_ns) -
+               static_cast<int64_t>(c.anchor_start_monotonic_ns);
+    return static_cast<int64_t>(c.start_unix_ns) - static_cast<int64_t>(c.start_mono_ns);
+}
+
+std::string job_text(const CaptureInfo& c) {
+    return c.job_id.empty() ? std::string("no job id") : "job " + c.job_id + " (" + c.job_id_source + ")";
+}
+
+Result<void> check_conflicts(const std::vector<std::pair<std::string, Report>>& parts,
+                             const MergeOptions& o) {
+    for (size_t i = 0; i < parts.size(); ++i)
+        for (size_t j = i + 1; j < parts.size(); ++j) {
+            const auto &a = parts[i].second.capture, &b = parts[j].second.capture;
+            if (!o.allow_mixed && a.job_id != b.job_id)
+                return make_error(parts[i].first + " is " + job_text(a) + " and " + parts[j].first + " is " +
+                                  job_text(b) +
+                                  ": recordings of different jobs (--allow-mixed merges them anyway)");
+            const uint64_t a_end = a.start_unix_ns + a.duration_ns, b_end = b.start_unix_ns + b.duration_ns;
+            if (a.hostname == b.hostname && a.start_unix_ns < b_end && b.start_unix_ns < a_end)
+                return make_error(
+                    parts[i].first + " and " + parts[j].first + " both recorded host " + a.hostname +
+                    " over overlapping times: the same node twice (a copy of one recording, or two "
+                    "recorders on one node); give each node's recording once");
+        }
+    std::map<int64_t, size_t> rank_at;
+    for (size_t i = 0; i < parts.size(); ++i)
+        for (const auto& k : parts[i].second.ranks) {
+            const auto [it, fresh] = rank_at.emplace(k.rank, i);
+            if (!fresh)
+                return make_error("rank " + std::to_string(k.rank) + " is in both " +
+                                  parts[it->second].first + " (host " +
+                                  parts[it->second].second.capture.hostname + ") and " + parts[i].first +
+                                  " (host " + parts[i].second.capture.hostname +
+                                  "): ranks must be unique in a job (two runs of one job are compared with "
+                                  "iolens diff)");
+        }
+    return {};
+}
+
+void merge_epoch(EpochStats& into, const EpochStats& from) {
+    if (from.source == EpochSource::Marker) into.source = EpochSource::Marker;
+    if (!into.marker_number) into.marker_number = from.marker_number;
+    into.start_ns = std::min(into.start_ns, from.start_ns);
+    into.end_ns = std::max(into.end_ns, from.end_ns);
+    into.steps = std::max(into.steps, from.steps);
+    merge_ops(into.ops, from.ops);
+    into.page_cache.merge(from.page_cache);
+    add_block(into.block, from.block);
+    into.ranks.insert(into.ranks.end(), from.ranks.begin(), from.ranks.end());
+    into.rank_sums.wall_ns += from.rank_sums.wall_ns;
+    into.rank_sums.io_time_ns += from.rank_sums.io_time_ns;
+    into.rank_sums.critical_io_ns += from.rank_sums.critical_io_ns;
+}
+
+void merge_file(FileStats& into, const FileStats& from) {
+    into.size = std::max(into.size, from.size);
+    merge_ops(into.ops, from.ops);
+    into.paths.merge(from.paths);
+    into.sequential += from.sequential;
+    into.random += from.random;
+    into.page_cache.merge(from.page_cache);
+    add_async(into.async, from.async);
+}
+
+NodeSummary summary_of(const std::string& path, const Report& r, int64_t offset) {
+    const auto& c = r.capture;
+    NodeSummary n;
+    n.host = c.hostname;
+    n.recording = path;
+    n.job_id = c.job_id;
+    n.kernel_release = c.kernel_release;
+    n.start_unix_ns = c.start_unix_ns;
+    n.duration_ns = c.duration_ns;
+    n.clock_offset_ns = offset;
+    n.anchor_uncertainty_ns = c.anchor_uncertainty_ns;
+    n.events = c.events;
+    n.lost_events = c.lost_events;
+    n.partial = c.partial;
+    n.totals = r.totals;
+    n.page_cache = r.page_cache;
+    for (const auto& k : r.ranks) {
+        n.ranks.push_back(k.rank);
+        n.io_time_ns += k.io_time_ns;
+        n.critical_io_ns += k.critical_io_ns;
+    }
+    for (const auto& d : r.block_devices) n.device_read_bytes += d.read.bytes;
+    return n;
+}
+
+}  // namespace
+
+Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, const MergeOptions& options) {
+    if (parts.empty()) return make_error("no recordings to merge");
+    if (parts.size() == 1) return std::move(parts.front().second);
+    if (auto r = check_conflicts(parts, options); !r) return r.error();
+
+    const int64_t ref = realtime_minus_monotonic(parts.front().second.capture);
+    Report m;
+    m.capture = parts.front().second.capture;
+    auto& cap = m.capture;
+    cap.hostname.clear();
+    cap.events = cap.lost_events = 0;
+    cap.lost_detail.clear();
+    cap.kernel_counters.clear();
+    cap.pids.clear();
+    cap.partial = false;
+    cap.partial_reason.clear();
+    // The recorders' cost: summed when every node has one (BPF run-time
+    // statistics stay in each node's own report).
+    std::optional<recording::CostInfo> cost = recording::CostInfo{};
+    cost->bpf_stats_unavailable =
+        "a report of many recordings: each node's BPF cost is in the report of its own recording";
+    std::optional<uint64_t> job_cpu = 0;
+    uint64_t first_start = UINT64_MAX, last_end = 0;
+    std::set<std::string> releases, stops;
+    std::map<std::string, size_t> file_at;
+    std::map<uint32_t, size_t> epoch_at;
+
+    for (auto& [path, r] : parts) {
+        const auto& c = r.capture;
+        const int64_t offset = realtime_minus_monotonic(c) - ref;
+        m.nodes.push_back(summary_of(path, r, offset));
+        const std::string& host = c.hostname;
+
+        cap.hostname += (cap.hostname.empty() ? "" : ",") + host;
+        if (c.job_id != cap.job_id) cap.job_id_source = "mixed";
+        cap.events += c.events;
+        cap.lost_events += c.lost_events;
+        for (const auto& [k, v] : c.lost_detail) cap.lost_detail[k] += v;
+        for (const auto& [k, v] : c.kernel_counters) cap.kernel_counters[k] += v;
+        cap.pids.insert(cap.pids.end(), c.pids.begin(), c.pids.end());
+        if (c.partial) {
+            cap.partial = true;
+            cap.partial_reason += (cap.partial_reason.empty() ? "" : "; ") + host + ": " + c.partial_reason;
+        }
+        if (c.exit_status && *c.exit_status != 0 && (!cap.exit_status || *cap.exit_status == 0))
+            cap.exit_status = c.exit_status;
+        cap.start_unix_ns = std::min(cap.start_unix_ns, c.start_unix_ns);
+        cap.anchor_uncertainty_ns = std::max(cap.anchor_uncertainty_ns, c.anchor_uncertainty_ns);
+        const uint64_t start = shifted(c.start_mono_ns, offset);
+        first_start = std::min(first_start, start);
+        last_end = std::max(last_end, start + c.duration_ns);
+        releases.insert(c.kernel_release);
+        if (!c.stop_reason.empty()) stops.insert(c.stop_reason);
+        for (const auto& [dev, name] : c.devices) cap.devices.emplace(dev, name);
+        if (cost && c.cost) {
+            cost->attach_ns = std::max(cost->attach_ns, c.cost->attach_ns);
+            cost->recorder_cpu_ns += c.cost->recorder_cpu_ns;
+            cost->recorder_max_rss_bytes =
+                std::max(cost->recorder_max_rss_bytes, c.cost->recorder_max_rss_bytes);
+            job_cpu = job_cpu && c.cost->job_cpu_ns ? std::optional<uint64_t>(*job_cpu + *c.cost->job_cpu_ns)
+                                                    : std::nullopt;
+        } else {
+            cost.reset();
+        }
+
+        merge_ops(m.totals, r.totals);
+        m.paths.merge(r.paths);
+        m.page_cache.merge(r.page_cache);
+        add_block(m.block_unattributed, r.block_unattributed);
+        for (auto& p : r.processes) {
+            p.node = host;
+            p.info.start_ns = shifted(p.info.start_ns, offset);
+            p.info.end_ns = shifted(p.info.end_ns, offset);
+            m.processes.push_back(std::move(p));
+        }
+        for (auto& d : r.block_devices) {
+            d.name = host + ":" +
+                     (d.name.empty() ? std::to_string(recording::dev_major(d.dev)) + ":" +
+                                           std::to_string(recording::dev_minor(d.dev))
+                                     : d.name);
+            m.block_devices.push_back(std::move(d));
+        }
+        m.files_total += r.files_total;
+        for (auto& f : r.files) {
+            const auto [it, fresh] = file_at.emplace(f.path, m.files.size());
+            if (fresh) {
+                m.files.push_back(std::move(f));
+            } else {
+                merge_file(m.files[it->second], f);
+                --m.files_total;  // one file, read on two nodes (a shared file system)
+            }
+        }
+        for (auto& k : r.ranks) {
+            k.node = host;
+            m.ranks.push_back(std::move(k));
+        }
+        for (auto& e : r.epochs) {
+            e.start_ns = shifted(e.start_ns, offset);
+            e.end_ns = shifted(e.end_ns, offset);
+            for (auto& er : e.ranks) {
+                er.start_ns = shifted(er.start_ns, offset);
+                er.end_ns = shifted(er.end_ns, offset);
+            }
+            const auto [it, fresh] = epoch_at.emplace(e.index, m.epochs.size());
+            if (fresh)
+                m.epochs.push_back(std::move(e));
+            else
+                merge_epoch(m.epochs[it->second], e);
+        }
+        // Start-up and data: known only when every node's is.
+        const bool first = &r == &parts.front().second;
+        m.split.known = first ? r.split.known : m.split.known && r.split.known;
+        if (r.split.startup_end_ns) {
+            const uint64_t end = shifted(r.split.startup_end_ns, offset);
+            m.split.startup_end_ns = m.split.startup_end_ns ? std::min(m.split.startup_end_ns, end) : end;
+        }
+        m.split.startup_ns = std::max(m.split.startup_ns, r.split.startup_ns);
+        merge_ops(m.split.startup, r.split.startup);
+        merge_ops(m.split.data, r.split.data);
+        m.split.flush.merge(r.split.flush);
+        m.split.data_files += r.split.data_files;
+        m.split.software_files += r.split.software_files;
+        for (const auto& l : r.limits) m.limits.push_back(host + ": " + l);
+        if (m.epochs_note.empty() && !r.epochs_note.empty()) m.epochs_note = host + ": " + r.epochs_note;
+    }
+    if (cost) {
+        cost->job_cpu_ns = job_cpu;
+        if (!job_cpu) cost->job_cpu_unavailable = "not known for every node";
+    }
+    cap.cost = cost;
+    cap.start_mono_ns = first_start;
+    cap.duration_ns = last_end > first_start ? last_end - first_start : 0;
+    if (releases.size() > 1) {
+        cap.kernel_release.clear();
+        for (const auto& k : releases) cap.kernel_release += (cap.kernel_release.empty() ? "" : ",") + k;
+    }
+    cap.stop_reason.clear();
+    for (const auto& s : stops) cap.stop_reason += (cap.stop_reason.empty() ? "" : "; ") + s;
+
+    std::sort(m.processes.begin(), m.processes.end(), [](const ProcessStats& a, const ProcessStats& b) {
+        return a.node != b.node ? a.node < b.node : a.info.pid < b.info.pid;
+    });
+    std::stable_sort(m.files.begin(), m.files.end(), [](const FileStats& a, const FileStats& b) {
+        return rw_bytes(a.ops) > rw_bytes(b.ops);
+    });
+    m.files_omitted = m.files_total - std::min<uint64_t>(m.files_total, m.files.size());
+    std::stable_sort(
+        m.block_devices.begin(), m.block_devices.end(),
+        [](const BlockDevice& a, const BlockDevice& b) { return a.total_bytes() > b.total_bytes(); });
+    std::sort(m.ranks.begin(), m.ranks.end(),
+              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
+    std::sort(m.epochs.begin(), m.epochs.end(),
+              [](const EpochStats& a, const EpochStats& b) { return a.index < b.index; });
+    for (auto& e : m.epochs)
+        std::sort(e.ranks.begin(), e.ranks.end(),
+                  [](const EpochRankStats& a, const EpochRankStats& b) { return a.rank < b.rank; });
+    m.rank_imbalance = rank_imbalance_of(m.ranks);
+    return m;
+}
+
+}  // namespace iolens::model
