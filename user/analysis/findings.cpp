@@ -51,6 +51,7 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
         {"imbalance_ratio", t.imbalance_ratio},
         {"imbalance_high_ratio", t.imbalance_high_ratio},
         {"imbalance_min_io_share", t.imbalance_min_io_share},
+        {"imbalance_min_excess_ns", d(t.imbalance_min_excess_ns)},
         {"imbalance_min_bytes", d(t.imbalance_min_bytes)},
         {"imbalance_cache_gap", t.imbalance_cache_gap},
         {"imbalance_device_min_bytes", d(t.imbalance_device_min_bytes)},

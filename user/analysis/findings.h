@@ -48,12 +48,13 @@ struct Thresholds {
     double stall_high_share = 0.30;
 
     // --- rank_imbalance ------------------------------------------------------
-    double imbalance_ratio = 1.5;                    // straggler / mean of the other ranks at or above: warn
-    double imbalance_high_ratio = 2.0;               // ... at or above: high
-    double imbalance_min_io_share = 0.05;            // straggler's io_time_ns / wall_ns at least
-    uint64_t imbalance_min_bytes = 64 * kMiB;        // mean read bytes per rank, for the bytes metric
-    double imbalance_cache_gap = 0.25;               // peers' hit ratio minus the straggler's: colder_cache
-    uint64_t imbalance_device_min_bytes = 4 * kMiB;  // device bytes per rank to compare device speed
+    double imbalance_ratio = 1.5;                     // straggler / mean of the other ranks at or above: warn
+    double imbalance_high_ratio = 2.0;                // ... at or above: high
+    double imbalance_min_io_share = 0.05;             // straggler's io_time_ns / wall_ns at least
+    uint64_t imbalance_min_excess_ns = kSecond / 10;  // straggler's io_time_ns over its peers' mean, at least
+    uint64_t imbalance_min_bytes = 64 * kMiB;         // mean read bytes per rank, for the bytes metric
+    double imbalance_cache_gap = 0.25;                // peers' hit ratio minus the straggler's: colder_cache
+    uint64_t imbalance_device_min_bytes = 4 * kMiB;   // device bytes per rank to compare device speed
 
     // --- dataset_exceeds_cache (epochs with index >= cache_min_epoch_index) --
     uint32_t cache_min_epoch_index = 2;

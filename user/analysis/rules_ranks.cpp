@@ -110,8 +110,10 @@ std::optional<Straggler> find_straggler(const model::Report& r, const Thresholds
     const double bytes_ratio = static_cast<double>(bytes(*bytes_max)) / std::max(bytes_peers, 1.0);
     // Time imbalance counts when the straggler's I/O is a real part of its
     // run; byte imbalance when the ranks read a real amount.
-    const bool io_hit = io(*io_max) > 0 && io_ratio >= t.imbalance_ratio &&
-                        share_of(io_max->io_time_ns, io_max->wall_ns) >= t.imbalance_min_io_share;
+    const bool io_hit =
+        io(*io_max) > 0 && io_ratio >= t.imbalance_ratio &&
+        share_of(io_max->io_time_ns, io_max->wall_ns) >= t.imbalance_min_io_share &&
+        static_cast<double>(io(*io_max)) - io_peers >= static_cast<double>(t.imbalance_min_excess_ns);
     const bool bytes_hit =
         bytes_ratio >= t.imbalance_ratio && bytes_sum / n >= static_cast<double>(t.imbalance_min_bytes);
     if (!io_hit && !bytes_hit) return std::nullopt;
