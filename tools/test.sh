@@ -26,13 +26,13 @@ if ! ctest --output-on-failure --timeout 600 -LE diagnosis "$@"; then
     echo "tools/test.sh: RETRIED AND PASSED (flaky): $(cut -d: -f2 Testing/retried.txt | tr '\n' ' ')" >&2
 fi
 # Every labelled case's finding, and its fixed twin (a failed case is run
-# once more by the suite itself and named if it passes then). It gates: a
-# case wrong twice fails the run, once the sanitized tests and the kernel
+# up to twice more by the suite itself and named if it passes then). It
+# gates: a case wrong three times in a row fails the run, once the sanitized tests and the kernel
 # matrix below have run as well (their results are worth having either way).
 # A twin that is not measurably faster is a warning, never a failure.
 diagnosis_failed=0
 if ! ctest --output-on-failure --timeout 1800 -L diagnosis; then
-    echo "tools/test.sh: DIAGNOSIS SUITE: a labelled case was wrong twice (see above and $build/diagnosis.md)" >&2
+    echo "tools/test.sh: DIAGNOSIS SUITE: a labelled case was wrong three times (see above and $build/diagnosis.md)" >&2
     diagnosis_failed=1
 fi
 # The unit tests again under ASan/UBSan, then the fuzz targets for a bounded
