@@ -79,8 +79,8 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 }
 
 /* A task moved into a cgroup (echo PID > cgroup.procs: Slurm, systemd,
- * container runtimes). Fires in the mover's context, once per hierarchy and
- * per thread moved. A process that leaves the group stays traced. */
+ * container runtimes). Fires in the mover's context, once per hierarchy the
+ * task is moved in. A process that leaves the group stays traced. */
 static __always_inline int on_cgroup_attach(struct cgroup *dst, struct task_struct *task)
 {
 	__u32 tgid;

@@ -193,6 +193,9 @@ TEST_F(Cgroup, AV1GroupOrAMissingOneIsRefusedWithTheWayOut) {
     auto r = run({iolens_bin(), "record", "--cgroup", group_ + "/no-such-group", "-o", dir / "x.iolens"});
     EXPECT_NE(r.exit_status, 0);
     EXPECT_NE(r.err.find("no such cgroup v2 group"), std::string::npos) << r.err;
+    r = run({iolens_bin(), "record", "--cgroup", mnt_, "-o", dir / "x.iolens"});
+    EXPECT_NE(r.exit_status, 0);
+    EXPECT_NE(r.err.find("is the root of the cgroup2 hierarchy"), std::string::npos) << r.err;
     r = run({iolens_bin(), "record", "--cgroup", group_, "-p", "1", "-o", dir / "x.iolens"});
     EXPECT_EQ(r.exit_status, 2) << r.err;
     struct statfs fs {};

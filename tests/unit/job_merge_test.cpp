@@ -70,6 +70,17 @@ TEST(JobMerge, ConflictsAreRefused) {
     ASSERT_FALSE(m);
     EXPECT_NE(m.error().message.find("rank 0 is in both a.iolens"), std::string::npos) << m.error().message;
 
+    // Without rank variables each node is its own default rank 0: kept apart.
+    for (auto& [_, rep] : parts)
+        for (auto& k : rep.ranks) k.rank_source = "default";
+    parts[1].second.ranks.pop_back();
+    parts[0].second.ranks.pop_back();
+    auto d = merge_reports(parts);
+    ASSERT_TRUE(d) << d.error().message;
+    ASSERT_EQ(d->ranks.size(), 2u);
+    EXPECT_EQ(d->ranks[0].node, "a");
+    EXPECT_EQ(d->ranks[1].node, "b");
+
     parts[1] = {"c.iolens", node("c", 2, 1000 * kS)};
     parts[1].second.capture.job_id = "43";
     m = merge_reports(parts);

@@ -27,7 +27,8 @@ const model::ProcessStats* main_process(const model::Report& r, const model::Ran
     const std::set<uint32_t> pids(rank.pids.begin(), rank.pids.end());
     const model::ProcessStats* best = nullptr;
     for (const auto& p : r.processes) {
-        if (!pids.count(p.info.pid) || pids.count(p.info.ppid)) continue;
+        // (a report of many nodes' recordings: pids repeat across nodes)
+        if (p.node != rank.node || !pids.count(p.info.pid) || pids.count(p.info.ppid)) continue;
         if (!best || p.info.start_ns < best->info.start_ns) best = &p;
     }
     return best;
@@ -281,7 +282,8 @@ void rank_imbalance(const model::Report& r, const Thresholds& t, Candidates& out
 
     // Causes, most specific first; several can hold.
     std::vector<std::string> causes;
-    if (st.bytes_ratio >= t.imbalance_ratio) causes.emplace_back("more_bytes");
+    if (st.bytes_ratio >= t.imbalance_ratio && st.bytes_mean >= static_cast<double>(t.imbalance_min_bytes))
+        causes.emplace_back("more_bytes");
     if (s_hit && p_hit && *p_hit - *s_hit >= t.imbalance_cache_gap) causes.emplace_back("colder_cache");
     if (s_speed && p_speed && *s_speed >= t.imbalance_ratio * *p_speed) causes.emplace_back("slower_device");
     if (causes.empty() && s_stall && p_stall && *s_stall - *p_stall >= t.stall_warn_share)

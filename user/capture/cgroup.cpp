@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -87,6 +88,10 @@ Result<CgroupTarget> resolve_cgroup(const std::string& arg) {
         t.id = std::stoull(arg);
         for (const auto& m : mounts)
             if (auto p = find_by_id(m, t.id, 0)) {
+                if (access((*p + "/cgroup.events").c_str(), F_OK) != 0)
+                    return make_error("--cgroup " + arg +
+                                      " is the root of the cgroup2 hierarchy (every process "
+                                      "of the machine): name a job's group below it");
                 t.path = *p;
                 return t;
             }
@@ -111,6 +116,10 @@ Result<CgroupTarget> resolve_cgroup(const std::string& arg) {
             if (c == arg && arg.front() == '/') continue;  // maybe relative to a cgroup2 mount after all
             return make_error("--cgroup " + c + " is not on a cgroup2 file system. " + kMountHint);
         }
+        if (access((c + "/cgroup.events").c_str(), F_OK) != 0)
+            return make_error("--cgroup " + c +
+                              " is the root of the cgroup2 hierarchy (every process of the machine): name a "
+                              "job's group below it");
         t.path = c;
         t.id = st.st_ino;
         return t;

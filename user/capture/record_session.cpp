@@ -17,6 +17,7 @@
 #include "capture/record_session.h"
 
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -303,7 +304,11 @@ void RecordSession::adopt_cgroup() {
 // processes and has none left (the job step ended). An empty group at attach
 // is waited for: a job may be started into it after iolens.
 bool RecordSession::cgroup_done(std::string& reason) {
-    const auto populated = cgroup_populated(opt_.cgroup->path);
+    auto populated = cgroup_populated(opt_.cgroup->path);
+    if (!populated) {
+        struct stat st {};
+        if (stat(opt_.cgroup->path.c_str(), &st) == 0) populated = true;  // unreadable now, not gone: keep on
+    }
     if (auto cpu = cgroup_cpu_ns(opt_.cgroup->path))
         cgroup_cpu_last_ = cpu;  // the group may be gone at the end
     if (!populated) {

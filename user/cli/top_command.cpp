@@ -20,6 +20,7 @@
 #include "analysis/top.h"
 #include "capture/node.h"
 #include "capture/record_session.h"
+#include "capture/cgroup.h"
 #include "cli/commands.h"
 #include "cli/live_model.h"
 #include "cli/options.h"
@@ -34,6 +35,7 @@ namespace {
 
 struct TopCliOptions {
     int64_t pid = 0;
+    std::string cgroup;  // --cgroup PATH|ID
     std::vector<std::string> command;
     std::string interval = "1s";
     std::string duration;
@@ -195,9 +197,22 @@ int run_top(const TopCliOptions& o) {
         spdlog::error("give either a command to run or -p PID, not both");
         return 2;
     }
-    if (o.command.empty() && o.pid == 0) {
-        spdlog::error("nothing to watch: give a command (iolens top -- CMD ARGS) or -p PID");
+    if (!o.cgroup.empty() && (o.pid != 0 || !o.command.empty())) {
+        spdlog::error("give one of a command, -p PID or --cgroup, not several");
         return 2;
+    }
+    if (o.command.empty() && o.pid == 0 && o.cgroup.empty()) {
+        spdlog::error("nothing to watch: give a command (iolens top -- CMD ARGS), -p PID or --cgroup PATH");
+        return 2;
+    }
+    if (!o.cgroup.empty()) {
+        auto cg = capture::resolve_cgroup(o.cgroup);
+        if (!cg) {
+            spdlog::error("{}", cg.error().message);
+            return 2;
+        }
+        ro.cgroup = *cg;
+        ro.probe.target_cgroup = cg->id;
     }
     auto interval = parse_duration(o.interval);
     if (!interval || *interval < 100'000'000) {
@@ -283,6 +298,10 @@ void register_top(CLI::App& app, Action& action) {
         app.add_subcommand("top", "Watch a job's I/O live: a command (after --) or a process tree (-p)");
     sub->add_option("-p,--pid", opts->pid, "Watch this process and every process it starts")
         ->check(whole_number(1, 0x3fffffff));
+    sub->add_option("--cgroup", opts->cgroup,
+                    "Watch every process of this cgroup v2 group and those that join it (as record --cgroup)")
+        ->type_name("PATH|ID")
+        ->check(not_empty());
     sub->add_option("-i,--interval", opts->interval, "Refresh every INTERVAL (at least 100ms)")
         ->type_name("INTERVAL")
         ->capture_default_str()

@@ -63,9 +63,14 @@ Result<void> check_conflicts(const std::vector<std::pair<std::string, Report>>& 
                     " over overlapping times: the same node twice (a copy of one recording, or two "
                     "recorders on one node); give each node's recording once");
         }
+    // A rank number in two recordings is one rank seen twice, unless it is
+    // the default rank 0 of a recording without rank variables (one process
+    // tree per node), or the recordings are of different jobs (--allow-mixed):
+    // then each node's rank stays apart, named with its node.
     std::map<int64_t, size_t> rank_at;
     for (size_t i = 0; i < parts.size(); ++i)
         for (const auto& k : parts[i].second.ranks) {
+            if (o.allow_mixed || k.rank_source == "default") continue;
             const auto [it, fresh] = rank_at.emplace(k.rank, i);
             if (!fresh)
                 return make_error("rank " + std::to_string(k.rank) + " is in both " +
@@ -82,7 +87,8 @@ void merge_epoch(EpochStats& into, const EpochStats& from) {
     if (from.source == EpochSource::Marker) into.source = EpochSource::Marker;
     if (!into.marker_number) into.marker_number = from.marker_number;
     into.start_ns = std::min(into.start_ns, from.start_ns);
-    into.end_ns = std::max(into.end_ns, from.end_ns);
+    // 0: still running at the end of some node's capture.
+    into.end_ns = into.end_ns && from.end_ns ? std::max(into.end_ns, from.end_ns) : 0;
     into.steps = std::max(into.steps, from.steps);
     merge_ops(into.ops, from.ops);
     into.page_cache.merge(from.page_cache);
@@ -214,6 +220,9 @@ Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, 
         }
         m.files_total += r.files_total;
         for (auto& f : r.files) {
+            // A file named by its device and inode, or by the tail of its
+            // path, is that node's own: never one row with another node's.
+            if (f.path.rfind("<dev ", 0) == 0 || f.path.rfind(".../", 0) == 0) f.path = host + ":" + f.path;
             const auto [it, fresh] = file_at.emplace(f.path, m.files.size());
             if (fresh) {
                 m.files.push_back(std::move(f));
@@ -279,8 +288,9 @@ Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, 
     std::stable_sort(
         m.block_devices.begin(), m.block_devices.end(),
         [](const BlockDevice& a, const BlockDevice& b) { return a.total_bytes() > b.total_bytes(); });
-    std::sort(m.ranks.begin(), m.ranks.end(),
-              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
+    std::sort(m.ranks.begin(), m.ranks.end(), [](const RankStats& a, const RankStats& b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.node < b.node;
+    });
     std::sort(m.epochs.begin(), m.epochs.end(),
               [](const EpochStats& a, const EpochStats& b) { return a.index < b.index; });
     for (auto& e : m.epochs)
