@@ -43,7 +43,7 @@ struct Thresholds {
 
     // --- io_stall (per rank, and per epoch of each rank) ---------------------
     uint64_t stall_min_wall_ns = kSecond / 5;  // rank / epoch wall time to judge
-    uint64_t stall_min_ns = kSecond / 20;      // critical I/O of a rank / epoch to count at all
+    uint64_t stall_min_ns = kSecond / 20;      // critical I/O of an epoch to count at all
     double stall_warn_share = 0.10;            // critical_io_ns / wall_ns at or above
     double stall_high_share = 0.30;
 

@@ -157,8 +157,7 @@ void io_stall(const model::Report& r, const Thresholds& t, Candidates& out) {
         // its own figure (startup_io), not a data-loading stall.
         uint64_t crit = 0, wall = 0;
         const auto s = stall_share(r, t, k, &crit, &wall);
-        if (s && *s >= t.stall_warn_share && crit >= t.stall_min_ns)
-            ranks.push_back({k.rank, {}, crit, wall, *s});
+        if (s && *s >= t.stall_warn_share) ranks.push_back({k.rank, {}, crit, wall, *s});
     }
     for (const auto& e : r.epochs)
         for (const auto& k : e.ranks) {
