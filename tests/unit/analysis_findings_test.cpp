@@ -196,6 +196,48 @@ TEST(AnalysisIoStall, FiresOnOneEpoch) {
     EXPECT_NE(f.title.find("epoch 1"), std::string::npos);
 }
 
+// Issue #19: a job made slow by its read pattern stalls; the pattern is the
+// cause to fix and comes first, as severe as the stall, which follows it.
+// An info pattern (a fact that costs little) explains nothing.
+TEST(AnalysisIoStall, FollowsTheReadPatternThatExplainsIt) {
+    auto r = clean_report();
+    for (auto& f : r.files) {
+        f.ops[IOLENS_OP_READ] = op(1'600, 64 * kKiB, kS / 5);
+        f.sequential = 10;
+        f.random = 90;
+    }
+    r.ranks[0].critical_io_ns = 40 * kS;
+    auto fs = analyze(r);
+    ASSERT_GE(fs.size(), 2u);
+    EXPECT_EQ(fs[0].id, "random_access") << ::testing::PrintToString(ids(fs));
+    EXPECT_STREQ(severity_name(fs[0].severity), "high");
+    EXPECT_EQ(fs[1].id, "io_stall");
+    EXPECT_STREQ(severity_name(fs[1].severity), "high");
+    EXPECT_EQ(fs[1].evidence["explained_by"], "random_access");
+    EXPECT_NE(fs[1].title.find("see random_access"), std::string::npos);
+
+    r = clean_report();
+    for (auto& f : r.files) f.sequential = 10, f.random = 90;  // large random reads: info
+    r.ranks[0].critical_io_ns = 40 * kS;
+    fs = analyze(r);
+    ASSERT_FALSE(fs.empty());
+    EXPECT_EQ(fs[0].id, "io_stall");
+    EXPECT_FALSE(fs[0].evidence.contains("explained_by"));
+
+    // self_eviction is info for intent, not size: it explains a stall.
+    r = clean_report();
+    for (size_t e = 1; e <= 2; ++e) {
+        r.epochs[e].page_cache = cache(0, 3 * kGiB);
+        r.epochs[e].page_cache.evicted_bytes = r.epochs[e].page_cache.evicted_by_job_bytes = 3 * kGiB;
+    }
+    r.ranks[0].critical_io_ns = 15 * kS;
+    fs = analyze(r);
+    ASSERT_GE(fs.size(), 2u);
+    EXPECT_EQ(ids(fs)[0], "self_eviction") << ::testing::PrintToString(ids(fs));
+    EXPECT_STREQ(severity_name(fs[0].severity), "warn");
+    EXPECT_EQ(fs[1].evidence["explained_by"], "self_eviction");
+}
+
 // Issue #19: 305 of 370 ms of "critical I/O" was import torch before the
 // first data read. Start-up is its own figure (startup_io, info), not a stall.
 TEST(AnalysisIoStall, StartUpIsNotAStall) {
@@ -769,7 +811,8 @@ TEST(AnalysisFindings, MostSevereFirst) {
     r.page_cache.readahead_unused_bytes = 1'500 * kMiB;         // readahead_waste: high (73%)
     r.ranks[1].io_time_ns = 16 * kS;                            // rank_imbalance: warn (1.6x)
     const auto fs = analyze(r);
-    ASSERT_EQ(ids(fs), (std::vector<std::string>{"io_stall", "readahead_waste", "small_reads",
+    // The stall follows the read pattern that explains it (the worst one).
+    ASSERT_EQ(ids(fs), (std::vector<std::string>{"readahead_waste", "io_stall", "small_reads",
                                                  "rank_imbalance", "random_access"}))
         << ::testing::PrintToString(ids(fs));
     for (size_t i = 1; i < fs.size(); ++i)

@@ -75,9 +75,12 @@ TEST(FindingsRender, JsonHasExactlyTheRequiredKeys) {
         EXPECT_TRUE(f["title"].is_string());
         EXPECT_TRUE(f["recommendation"].is_string());
     }
-    EXPECT_EQ(j["findings"][0]["id"], "io_stall");
-    EXPECT_EQ(j["findings"][0]["evidence"]["rank"], 0);
-    EXPECT_EQ(j["findings"][0]["evidence"]["stall_share"], 0.35);
+    // The stall follows the read pattern that explains it.
+    EXPECT_EQ(j["findings"][0]["id"], "readahead_waste");
+    EXPECT_EQ(j["findings"][1]["id"], "io_stall");
+    EXPECT_EQ(j["findings"][1]["evidence"]["rank"], 0);
+    EXPECT_EQ(j["findings"][1]["evidence"]["stall_share"], 0.35);
+    EXPECT_EQ(j["findings"][1]["evidence"]["explained_by"], "readahead_waste");
 }
 
 TEST(FindingsRender, JsonEmptyArrayWithoutFindings) {

@@ -170,12 +170,16 @@ def whole_disk_of(path):
 
 
 class SlowStorage:
-    """A cgroup whose reads of the data set's disk are throttled to read_bps:
-    v1 blkio (blkio.throttle.read_bps_device, this machine's layout) or a
-    cgroup2 directory with the io controller (io.max rbps). A process joins
-    it itself ({slow_cg}: the ranks workload's --slow-cgroup)."""
+    """A cgroup whose reads of the data set's disk are throttled to read_bps
+    bytes and/or read_iops requests a second: v1 blkio
+    (blkio.throttle.read_{bps,iops}_device, this machine's layout) or a
+    cgroup2 directory with the io controller (io.max rbps/riops). The IOPS
+    limit stands for a device's cost per request (a disk's seek, a network
+    file system's round trip), which this VM's virtual disk does not have. A
+    process joins it itself ({slow_cg}: the ranks workload's --slow-cgroup),
+    or the whole job through wrap()."""
 
-    def __init__(self, read_bps, data_dir, name):
+    def __init__(self, read_bps, read_iops, data_dir, name):
         dev = whole_disk_of(data_dir)
         self.path = None
         tried = []
@@ -197,11 +201,15 @@ class SlowStorage:
             try:
                 os.makedirs(path, exist_ok=True)
                 if kind == "v1":
-                    with open(os.path.join(path, "blkio.throttle.read_bps_device"), "w") as f:
-                        f.write("%s %d" % (dev, read_bps))
+                    for limit, leaf in ((read_bps, "bps"), (read_iops, "iops")):
+                        if limit:
+                            with open(os.path.join(path, "blkio.throttle.read_%s_device" % leaf), "w") as f:
+                                f.write("%s %d" % (dev, limit))
                 else:
+                    limits = ["rbps=%d" % read_bps] if read_bps else []
+                    limits += ["riops=%d" % read_iops] if read_iops else []
                     with open(os.path.join(path, "io.max"), "w") as f:
-                        f.write("%s rbps=%d" % (dev, read_bps))
+                        f.write("%s %s" % (dev, " ".join(limits)))
             except OSError as e:
                 tried.append("%s: %s" % (path, e))
                 try:
@@ -214,6 +222,10 @@ class SlowStorage:
         if self.path is None:
             raise Failure("no cgroup can throttle reads of device %s (v1 blkio or cgroup2 io): %s"
                           % (dev, "; ".join(tried) or "neither is mounted"))
+
+    def wrap(self, argv):
+        script = 'echo $$ > %s/cgroup.procs && exec "$@"' % shlex.quote(self.path)
+        return ["/bin/sh", "-c", script, "sh"] + argv
 
     def remove(self):
         for _ in range(50):
@@ -249,8 +261,10 @@ def one_run(args, case, which, record_to=None):
     env = case_env(args, case)
     for cmd in v.get("setup", []):
         run_shell(expand(cmd, env), "%s %s setup" % (case["name"], which))
-    slow = SlowStorage(parse_size(v["slow_read_bps"]), env["data"], case["name"]) if v.get("slow_read_bps") else None
-    if slow:
+    slow = None
+    if v.get("slow_read_bps") or v.get("slow_read_iops"):
+        slow = SlowStorage(parse_size(v.get("slow_read_bps", 0)), int(v.get("slow_read_iops", 0)), env["data"],
+                           case["name"])
         env["slow_cg"] = slow.path
     try:
         argv = expand(v["command"], env)
@@ -261,6 +275,9 @@ def one_run(args, case, which, record_to=None):
         raise
     try:
         job = cg.wrap(argv) if cg else argv
+        # A job that does not join the slow cgroup itself ({slow_cg}) runs in it.
+        if slow and not any("{slow_cg}" in a for a in v["command"]):
+            job = slow.wrap(job)
         if record_to:
             job = [args.iolens, "record", "-f", "-o", record_to + ".iolens", "--json", record_to + ".json",
                    "--color", "never", "--"] + job

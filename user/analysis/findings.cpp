@@ -83,6 +83,42 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
     };
 }
 
+namespace {
+
+// A stall whose reads a read-pattern finding explains: the loop waits for
+// reads that the pattern makes slow (random requests, tiny calls, a cache
+// too small or emptied by the job itself, readahead spent on pages never
+// read). The pattern is the cause to fix and comes first, as severe as the
+// stall it causes; the stall follows it and says so. Only a pattern at warn
+// or above explains a stall (an info finding is a fact, not a cost), and
+// self_eviction: it is info because the job may mean it, not because it is
+// small (it needs half the judged epochs re-read from storage).
+void explain_stall_by_reads(detail::Candidates& all) {
+    static constexpr std::string_view kReadCauses[] = {
+        "dataset_exceeds_cache", "self_eviction", "random_access",
+        "readahead_waste",       "mmap_random",   "small_reads",
+    };
+    auto stall =
+        std::find_if(all.begin(), all.end(), [](const auto& c) { return c.finding.id == "io_stall"; });
+    if (stall == all.end() || !stall->explained_by.empty()) return;
+    detail::Candidate* cause = nullptr;
+    for (auto& c : all) {
+        if (c.finding.severity == model::Severity::Info && c.finding.id != "self_eviction") continue;
+        if (std::find(std::begin(kReadCauses), std::end(kReadCauses), c.finding.id) == std::end(kReadCauses))
+            continue;
+        if (!cause || c.finding.severity < cause->finding.severity ||
+            (c.finding.severity == cause->finding.severity && c.magnitude > cause->magnitude))
+            cause = &c;
+    }
+    if (!cause) return;
+    cause->finding.severity = std::min(cause->finding.severity, stall->finding.severity);
+    stall->explained_by = cause->finding.id;
+    stall->finding.evidence.text("explained_by", cause->finding.id);
+    stall->finding.title += fmt::format(" (its reads are slowed: see {})", cause->finding.id);
+}
+
+}  // namespace
+
 std::vector<model::Finding> analyze(const model::Report& report, const Thresholds& t) {
     using Rule = void (*)(const model::Report&, const Thresholds&, detail::Candidates&);
     static constexpr Rule kRules[] = {
@@ -96,6 +132,7 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);
+    explain_stall_by_reads(all);
     // A symptom follows its cause: never more severe, and after it.
     for (auto& c : all) {
         if (c.explained_by.empty()) continue;

@@ -25,15 +25,6 @@ def size_arg(text):
     return int(t[:-1]) * mult[t[-1]] if t[-1] in mult else int(t)
 
 
-def drop_file(path):
-    """Make one file cold (its pages out of the page cache), like slow remote storage."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
 def lcg(seed):
     """A deterministic stream of pseudo-random 64-bit numbers (no numpy needed)."""
     x = seed & 0xFFFFFFFFFFFFFFFF

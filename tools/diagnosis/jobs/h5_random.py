@@ -2,7 +2,9 @@
 """An HDF5 data set (h5py) read one sample at a time at random indices
 (sample-level shuffling inside one big file). --contiguous reads the same
 samples as contiguous blocks of --block (shuffle shards, not samples). --make
-creates the file. Prints diag_elapsed_s=."""
+creates the file, stored in chunks of --chunk-rows rows (a block-shuffled
+reader's file has chunks of one block: one read per block). Prints
+diag_elapsed_s=."""
 
 import argparse
 import os
@@ -21,6 +23,7 @@ def main():
     ap.add_argument("--reads", type=int, default=2000)
     ap.add_argument("--contiguous", action="store_true")
     ap.add_argument("--block", type=int, default=64)
+    ap.add_argument("--chunk-rows", type=int, default=1, help="--make: rows per HDF5 chunk")
     ap.add_argument("--workers", type=int, default=2, help="loader processes (0: the main process reads)")
     ap.add_argument("--compute-ms", type=float, default=0.0, help="main's CPU per read")
     args = ap.parse_args()
@@ -29,7 +32,7 @@ def main():
 
     if args.make:
         with h5py.File(args.file, "w") as f:
-            d = f.create_dataset("x", (args.samples, args.row), dtype="u1", chunks=(1, args.row))
+            d = f.create_dataset("x", (args.samples, args.row), dtype="u1", chunks=(args.chunk_rows, args.row))
             for i in range(0, args.samples, 256):
                 n = min(256, args.samples - i)
                 d[i:i + n] = np.full((n, args.row), i % 251, dtype="u1")

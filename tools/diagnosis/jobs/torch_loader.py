@@ -2,9 +2,10 @@
 """A real PyTorch DataLoader job over raw sample files (make-dataset's
 sample_*.bin): each sample is read whole by the Dataset's __getitem__ into a
 uint8 tensor; the training step is --compute-ms of CPU per batch in the main
-process. Prints diag_elapsed_s= (the loop). --cold drops each sample's pages before reading it (slow storage).
+process. Prints diag_elapsed_s= (the loop). A cold data set is the caller's
+(evict.py before the job): the job never drops its own pages.
 
-    torch_loader.py --dir D --workers 0 --epochs 1 --cold
+    torch_loader.py --dir D --workers 0 --epochs 1
 """
 
 import argparse
@@ -13,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import drop_file, spin  # noqa: E402
+from common import spin  # noqa: E402
 
 
 def main():
@@ -24,7 +25,6 @@ def main():
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch-size", type=int, default=4)
     ap.add_argument("--compute-ms", type=float, default=5.0)
-    ap.add_argument("--cold", action="store_true")
     ap.add_argument("--read-size", type=int, default=1 << 20)
     args = ap.parse_args()
 
@@ -39,8 +39,6 @@ def main():
 
         def __getitem__(self, i):
             path = files[i]
-            if args.cold:
-                drop_file(path)
             chunks = []
             with open(path, "rb", buffering=0) as f:
                 while True:
