@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "analysis/rules.h"
 
@@ -86,32 +87,77 @@ std::vector<std::pair<std::string, double>> threshold_table(const Thresholds& t)
 namespace {
 
 // A stall whose reads a read-pattern finding explains: the loop waits for
-// reads that the pattern makes slow (random requests, tiny calls, a cache
-// too small or emptied by the job itself, readahead spent on pages never
-// read). The pattern is the cause to fix and comes first, as severe as the
-// stall it causes; the stall follows it and says so. Only a pattern at warn
-// or above explains a stall (an info finding is a fact, not a cost), and
-// self_eviction: it is info because the job may mean it, not because it is
-// small (it needs half the judged epochs re-read from storage).
-void explain_stall_by_reads(detail::Candidates& all) {
-    static constexpr std::string_view kReadCauses[] = {
-        "dataset_exceeds_cache", "self_eviction", "random_access",
-        "readahead_waste",       "mmap_random",   "small_reads",
-    };
+// reads that the pattern makes slow (a cache too small or emptied by the job
+// itself, readahead spent on pages never read, random requests, tiny calls).
+// The pattern is the cause to fix and comes first, as severe as the stall it
+// causes (self_eviction at most warn: the job may mean it); the stall follows
+// it and says so, and the pattern's evidence says `explains`.
+//
+// A pattern explains the stall only when the stall is made of it:
+// - at warn or above (an info finding is a fact, not a cost), or
+//   self_eviction at any severity (info for intent, not size);
+// - small_reads: the stalled rank's small calls (below small_read_bytes)
+//   carry at least half its read bytes (bounded from above by their
+//   power-of-two buckets), not just most of its calls: a loader that parses
+//   a header in many tiny reads beside each large sample has a small median,
+//   and its wait is for the large reads;
+// - dataset_exceeds_cache, self_eviction: a stall in given epochs is in one
+//   of the epochs the pattern names (a cold first epoch is neither);
+// - among several, the most severe, then the first in kReadCauses (the
+//   causes' magnitudes are on scales of their own).
+constexpr std::string_view kReadCauses[] = {
+    "dataset_exceeds_cache", "self_eviction", "readahead_waste",
+    "mmap_random",           "random_access", "small_reads",
+};
+
+bool explains_stall(const detail::Candidate& stall, const detail::Candidate& c, const model::Report& r,
+                    const Thresholds& t) {
+    const auto* it = std::find(std::begin(kReadCauses), std::end(kReadCauses), c.finding.id);
+    if (it == std::end(kReadCauses)) return false;
+    if (c.finding.severity == model::Severity::Info && *it != "self_eviction") return false;
+    const auto& ev = stall.finding.evidence;
+    if (*it == "small_reads") {
+        const auto rank = ev["rank"];
+        const auto rs = std::find_if(r.ranks.begin(), r.ranks.end(), [&](const auto& x) {
+            return rank.is_number_integer() && x.rank == rank.get<int64_t>();
+        });
+        if (rs == r.ranks.end()) return false;
+        const auto& rd = rs->ops[IOLENS_OP_READ];
+        uint64_t small_bytes = 0;  // at most
+        for (const auto& b : rd.size_bytes.buckets())
+            if (b.hi <= t.small_read_bytes) small_bytes += b.count * b.hi;
+        if (rd.bytes == 0 || small_bytes < rd.bytes / 2) return false;
+    }
+    if ((*it == "dataset_exceeds_cache" || *it == "self_eviction") && ev["epochs"].is_array() &&
+        !ev["epochs"].empty()) {
+        bool overlap = false;
+        for (const auto& s : ev["epochs"])
+            for (const auto& e : c.finding.evidence["epochs"])
+                overlap = overlap || (s.contains("epoch") && e.contains("epoch") && s["epoch"] == e["epoch"]);
+        if (!overlap) return false;
+    }
+    return true;
+}
+
+void explain_stall_by_reads(detail::Candidates& all, const model::Report& r, const Thresholds& t) {
     auto stall =
         std::find_if(all.begin(), all.end(), [](const auto& c) { return c.finding.id == "io_stall"; });
     if (stall == all.end() || !stall->explained_by.empty()) return;
+    const auto rank_of = [](std::string_view id) {
+        return std::find(std::begin(kReadCauses), std::end(kReadCauses), id) - std::begin(kReadCauses);
+    };
     detail::Candidate* cause = nullptr;
     for (auto& c : all) {
-        if (c.finding.severity == model::Severity::Info && c.finding.id != "self_eviction") continue;
-        if (std::find(std::begin(kReadCauses), std::end(kReadCauses), c.finding.id) == std::end(kReadCauses))
-            continue;
+        if (!explains_stall(*stall, c, r, t)) continue;
         if (!cause || c.finding.severity < cause->finding.severity ||
-            (c.finding.severity == cause->finding.severity && c.magnitude > cause->magnitude))
+            (c.finding.severity == cause->finding.severity &&
+             rank_of(c.finding.id) < rank_of(cause->finding.id)))
             cause = &c;
     }
     if (!cause) return;
-    cause->finding.severity = std::min(cause->finding.severity, stall->finding.severity);
+    const auto cap = cause->finding.id == "self_eviction" ? model::Severity::Warn : model::Severity::High;
+    cause->finding.severity = std::min(cause->finding.severity, std::max(stall->finding.severity, cap));
+    cause->finding.evidence.text("explains", "io_stall");
     stall->explained_by = cause->finding.id;
     stall->finding.evidence.text("explained_by", cause->finding.id);
     stall->finding.title += fmt::format(" (its reads are slowed: see {})", cause->finding.id);
@@ -132,7 +178,7 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
     };
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);
-    explain_stall_by_reads(all);
+    explain_stall_by_reads(all, report, t);
     // A symptom follows its cause: never more severe, and after it.
     for (auto& c : all) {
         if (c.explained_by.empty()) continue;

@@ -133,6 +133,19 @@ uint64_t Histogram::percentile(double q) const {
     return max_;
 }
 
+uint64_t Histogram::sum_of_smallest(uint64_t n) const {
+    if (n >= count_) return sum_;
+    uint64_t total = 0;
+    for (const auto& [idx, c] : fine_) {
+        if (n == 0) break;
+        const uint64_t take = std::min(n, c);
+        const uint64_t mid = std::clamp(fine_lo(idx) + fine_width(idx) / 2, min_, max_);
+        total = sat_add(total, scaled(mid, take));
+        n -= take;
+    }
+    return total;
+}
+
 uint64_t Histogram::bucket_count(int index) const {
     uint64_t n = 0;
     for (const auto& [idx, c] : fine_)
@@ -169,6 +182,44 @@ bool Histogram::operator==(const Histogram& o) const {
         if (*a != *b) return false;
         ++a, ++b;
     }
+}
+
+Histogram::State Histogram::state() const {
+    State s;
+    for (const auto& [f, c] : fine_)
+        if (c) s.fine.emplace_back(f, c);
+    s.count = count_;
+    s.sum = sum_;
+    s.min = min();
+    s.max = max_;
+    return s;
+}
+
+std::optional<Histogram> Histogram::from_state(State s) {
+    Histogram h;
+    if (s.count == 0) {
+        if (!s.fine.empty() || s.sum || s.min || s.max) return std::nullopt;
+        return h;
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < s.fine.size(); ++i) {
+        const auto [f, c] = s.fine[i];
+        if (f >= kFine || c == 0 || (i && f <= s.fine[i - 1].first)) return std::nullopt;
+        if (__builtin_add_overflow(total, c, &total)) return std::nullopt;
+    }
+    if (total != s.count || s.min > s.max) return std::nullopt;
+    h.count_ = s.count;
+    h.sum_ = s.sum;
+    h.min_ = s.min;
+    h.max_ = s.max;
+    if (s.count >= kDenseAfter) {
+        h.fine_.resize(kFine);
+        for (uint32_t i = 0; i < kFine; ++i) h.fine_[i] = {i, 0};
+        for (const auto& [f, c] : s.fine) h.fine_[f].second = c;
+    } else {
+        h.fine_ = std::move(s.fine);
+    }
+    return h;
 }
 
 }  // namespace iolens::model

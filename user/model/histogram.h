@@ -20,6 +20,7 @@
 // kDenseAfter samples can turn dense, which bounds the memory it costs.
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,9 @@ public:
     uint64_t max() const { return max_; }
     // The value below which a fraction q (0..1) of the samples fall; 0 if empty.
     uint64_t percentile(double q) const;
+    // The sum of the n smallest samples, each taken at its sub-bucket's
+    // midpoint (clamped to min and max): within 3.125% of the true sum.
+    uint64_t sum_of_smallest(uint64_t n) const;
 
     // Non-empty power-of-two buckets, ascending; with fill_gaps, the empty
     // buckets between the first and the last non-empty one are included too
@@ -71,6 +75,22 @@ public:
     static uint64_t bucket_hi(int index);
 
     bool operator==(const Histogram& o) const;
+
+    // Everything a histogram holds, for a file that stores it (a report
+    // partial, model/report_codec.h): the non-zero fine counts ascending by
+    // index, the sample count, sum, min and max.
+    struct State {
+        std::vector<std::pair<uint32_t, uint64_t>> fine;
+        uint64_t count = 0;
+        uint64_t sum = 0;
+        uint64_t min = 0;
+        uint64_t max = 0;
+    };
+    State state() const;
+    // The histogram of a state, or nothing when the state is not one a
+    // histogram can have (an index out of range or out of order, counts that
+    // do not add up to count, min above max).
+    static std::optional<Histogram> from_state(State state);
 
     // The fine layer, exposed for tests and for renderers that want more
     // resolution: fine index = bit_width(value) * 16 + sub-bucket.

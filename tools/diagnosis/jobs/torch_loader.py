@@ -26,6 +26,9 @@ def main():
     ap.add_argument("--batch-size", type=int, default=4)
     ap.add_argument("--compute-ms", type=float, default=5.0)
     ap.add_argument("--read-size", type=int, default=1 << 20)
+    ap.add_argument("--header-reads", type=int, default=0,
+                    help="tiny reads of --header-size bytes before each sample's body (an index parsed piece by piece)")
+    ap.add_argument("--header-size", type=int, default=64)
     args = ap.parse_args()
 
     import torch
@@ -41,6 +44,8 @@ def main():
             path = files[i]
             chunks = []
             with open(path, "rb", buffering=0) as f:
+                for _ in range(args.header_reads):
+                    f.read(args.header_size)
                 while True:
                     b = f.read(args.read_size)
                     if not b:
