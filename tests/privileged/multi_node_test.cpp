@@ -99,6 +99,39 @@ TEST_F(MultiNode, OneReportOfTwoNodesNamesTheStragglersNodeAndCause) {
     EXPECT_NE(f["title"].get<std::string>().find("node node-b"), std::string::npos) << f["title"];
 }
 
+// The partials path: each node's report made where its recording is
+// (`report --partial`), merged from the partials alone: the same report as
+// the direct merge, figures and findings.
+TEST_F(MultiNode, PartialsMergeToTheSameReport) {
+    ASSERT_EQ(node("node-a", "4242", 0).exit_status, 0);
+    ASSERT_EQ(node("node-b", "4242", 2, true).exit_status, 0);
+    const std::string a = dir / "job-4242/node-a.iolens", b = dir / "job-4242/node-b.iolens";
+    auto r = run({iolens_bin(), "report", a, b, "--json", dir / "direct.json"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    for (const std::string host : {"node-a", "node-b"}) {
+        r = run({iolens_bin(), "report", "--partial", dir / ("job-4242/" + host + ".iolens"), "-o",
+                 dir / (host + ".part")});
+        ASSERT_EQ(r.exit_status, 0) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+    r = run({iolens_bin(), "report", dir / "node-a.part", dir / "node-b.part", "--json", dir / "parts.json"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_NE(r.out.find("Nodes (2 recordings merged"), std::string::npos) << r.out;
+    auto direct = load_json(dir / "direct.json"), parts = load_json(dir / "parts.json");
+    // The recordings' names differ (the partials'), nothing else.
+    for (auto* j : {&direct, &parts})
+        for (auto& n : (*j)["nodes"]) n.erase("recording");
+    EXPECT_EQ(parts, direct);
+    // A partial of one node reports that node, as its recording does.
+    r = run({iolens_bin(), "report", dir / "node-a.part"});
+    EXPECT_EQ(r.exit_status, 0) << r.err;
+    // Refusals: two inputs, no -o, -o without --partial, an existing file.
+    EXPECT_EQ(run({iolens_bin(), "report", "--partial", a, b, "-o", dir / "x.part"}).exit_status, 2);
+    EXPECT_EQ(run({iolens_bin(), "report", "--partial", a}).exit_status, 2);
+    EXPECT_EQ(run({iolens_bin(), "report", a, "-o", dir / "x.part"}).exit_status, 2);
+    EXPECT_EQ(run({iolens_bin(), "report", "--partial", a, "-o", dir / "node-a.part"}).exit_status, 2);
+}
+
 TEST_F(MultiNode, ConflictingRecordingsAreRefused) {
     ASSERT_EQ(node("node-a", "4242", 0).exit_status, 0);
     ASSERT_EQ(node("node-c", "99", 2).exit_status, 0);

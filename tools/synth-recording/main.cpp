@@ -40,6 +40,12 @@ struct Options {
     uint64_t seed = 1;
     bool markers = false;
     bool force = false;
+    // One node of a job of many (issue #16's benchmark): its host name, the
+    // job id, its first global rank and the world size.
+    std::string host = "synth";
+    std::string job;
+    uint32_t rank_base = 0;
+    uint32_t world = 0;  // 0: ranks
 };
 
 // splitmix64: fixed output on every platform (std distributions are not).
@@ -205,8 +211,9 @@ public:
         flush();
         for (uint32_t k = 0; k < o_.ranks; ++k) {
             const std::string env = "{\"pid\":" + std::to_string(rank_pid[k]) + ",\"vars\":{\"RANK\":\"" +
-                                    std::to_string(k) + "\",\"LOCAL_RANK\":\"" + std::to_string(k) +
-                                    "\",\"WORLD_SIZE\":\"" + std::to_string(o_.ranks) + "\"}}";
+                                    std::to_string(o_.rank_base + k) + "\",\"LOCAL_RANK\":\"" +
+                                    std::to_string(k) + "\",\"WORLD_SIZE\":\"" +
+                                    std::to_string(o_.world ? o_.world : o_.ranks) + "\"}}";
             if (auto r = w_.write_json_chunk(recording::ChunkType::Env, env); !r) die(r.error().message);
         }
         // Each rank's main thread imports its code once (not data: .py/.so).
@@ -301,6 +308,7 @@ int usage() {
     std::fprintf(stderr,
                  "usage: iolens-synth-recording -o FILE [-f] [--events N] [--files F] [--ranks R]\n"
                  "       [--epochs E] [--workers W] [--seed S] [--markers]\n"
+                 "       [--host NAME] [--job ID] [--rank-base B] [--world W]\n"
                  "N, F take k/m suffixes (powers of 1000). Defaults: N=1m F=1000 R=2 E=3 W=4 S=1.\n");
     return 2;
 }
@@ -333,6 +341,14 @@ int main(int argc, char** argv) {
             o.seed = parse_count(val());
         else if (a == "--markers")
             o.markers = true;
+        else if (a == "--host")
+            o.host = val();
+        else if (a == "--job")
+            o.job = val();
+        else if (a == "--rank-base")
+            o.rank_base = static_cast<uint32_t>(parse_count(val()));
+        else if (a == "--world")
+            o.world = static_cast<uint32_t>(parse_count(val()));
         else
             return usage();
     }
@@ -348,7 +364,9 @@ int main(int argc, char** argv) {
     cap.pids = {1000};
     cap.start_unix_ns = 1'700'000'000'000'000'000ull;
     cap.start_mono_ns = kT0;
-    cap.hostname = "synth";
+    cap.hostname = o.host;
+    cap.job_id = o.job;
+    if (!o.job.empty()) cap.job_id_source = "SLURM_JOB_ID";
     cap.kernel_release = "6.1.0-synthetic";
     cap.iolens_version = "synth";
     for (const char* fam :

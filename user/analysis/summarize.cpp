@@ -2,11 +2,23 @@
 
 #include "analysis/findings.h"
 #include "model/replay.h"
+#include "model/report_codec.h"
 
 namespace iolens::analysis {
 
+namespace {
+
+// A recording, replayed with options, or a report partial (model/report_codec.h),
+// made with the options it was made with.
+Result<model::Report> load(const std::string& path, const model::BuilderOptions& options) {
+    if (model::is_partial_file(path)) return model::load_partial(path);
+    return model::load_recording(path, options);
+}
+
+}  // namespace
+
 Result<model::Report> summarize(const std::string& path, const model::BuilderOptions& options) {
-    auto report = model::load_recording(path, options);
+    auto report = load(path, options);
     if (!report) return report.error();
     add_findings(*report);
     return report;
@@ -17,7 +29,7 @@ Result<model::Report> summarize_job(const std::vector<std::string>& paths,
     if (paths.size() == 1) return summarize(paths.front(), options);
     std::vector<std::pair<std::string, model::Report>> parts;
     for (const auto& p : paths) {
-        auto report = model::load_recording(p, options);
+        auto report = load(p, options);
         if (!report) return make_error(p + ": " + report.error().message);
         parts.emplace_back(p, std::move(*report));
     }

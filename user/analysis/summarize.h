@@ -15,7 +15,9 @@
 namespace iolens::analysis {
 
 // Errors only when the file is not a readable recording at all; a damaged or
-// unfinished one gives a report marked partial (capture.partial).
+// unfinished one gives a report marked partial (capture.partial). A report
+// partial (model/report_codec.h: `iolens report --partial`) is read as the
+// report it stores, made with the options it was made with.
 Result<model::Report> summarize(const std::string& path, const model::BuilderOptions& options = {});
 
 // Many recordings (the nodes of one job) as one report: each replayed on its

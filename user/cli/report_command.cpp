@@ -3,6 +3,8 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "analysis/summarize.h"
+#include "model/report_codec.h"
+#include "util/output_file.h"
 
 namespace iolens::cli {
 
@@ -11,8 +13,45 @@ namespace {
 struct ReportCliOptions {
     std::vector<std::string> inputs = {"iolens.data"};
     bool allow_mixed = false;
+    bool partial = false;
+    std::string output;
     OutputOptions out;
 };
+
+// `report --partial REC -o PART`: the report of one recording, stored whole
+// for a merge elsewhere (model/report_codec.h).
+int write_partial(const ReportCliOptions& o) {
+    if (o.inputs.size() != 1) {
+        spdlog::error(
+            "--partial takes one recording (a node's): merge the partials with iolens report *.part");
+        return 2;
+    }
+    if (o.output.empty()) {
+        spdlog::error("--partial needs -o FILE: where to write the partial");
+        return 2;
+    }
+    if (same_file(o.output, o.inputs.front())) {
+        spdlog::error("-o {} is the recording itself: give the partial a name of its own", o.output);
+        return 2;
+    }
+    if (auto r = check_output_path(o.output, o.out.force, "the report partial"); !r) {
+        spdlog::error("{}", r.error().message);
+        return 2;
+    }
+    auto report = analysis::summarize_job(o.inputs, builder_options(o.out));
+    if (!report) {
+        spdlog::error("{}", report.error().message);
+        return 1;
+    }
+    if (auto r =
+            write_output_file(o.output, o.out.force, "the report partial", model::encode_partial(*report));
+        !r) {
+        spdlog::error("{}", r.error().message);
+        return 1;
+    }
+    if (report->capture.partial) spdlog::warn("partial recording: {}", report->capture.partial_reason);
+    return report->capture.partial ? 3 : 0;
+}
 
 }  // namespace
 
@@ -26,7 +65,11 @@ void register_report(CLI::App& app, Action& action) {
         ->capture_default_str();
     sub->add_flag("--allow-mixed", opts->allow_mixed,
                   "Merge recordings of different jobs (their job ids differ) instead of refusing");
-    sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON or HTML report");
+    sub->add_flag("--partial", opts->partial,
+                  "Write this recording's report as a partial (-o FILE) instead of printing it: partials of "
+                  "many nodes, made where each recording is, merge with iolens report *.part");
+    sub->add_option("-o,--output", opts->output, "The partial's file (with --partial)")->type_name("FILE");
+    sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON or HTML report or partial");
     add_output_options(
         sub, opts->out,
         "Environment variable holding each process's rank (must have been recorded: give it to "
@@ -37,6 +80,11 @@ void register_report(CLI::App& app, Action& action) {
         "readable recording, 2 for a usage error.");
     sub->callback([opts, &action]() {
         action = [opts]() -> int {
+            if (opts->partial) return write_partial(*opts);
+            if (!opts->output.empty()) {
+                spdlog::error("-o is the file of --partial: use --json FILE or --html FILE for a report");
+                return 2;
+            }
             for (const auto& input : opts->inputs)
                 if (auto r = check_outputs(opts->out, input); !r) {
                     spdlog::error("{}", r.error().message);

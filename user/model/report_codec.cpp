@@ -1,0 +1,230 @@
+#include "model/report_codec.h"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "recording/capture_json.h"
+
+// std::optional as null or the value (nlohmann 3.11 has no serializer of its own).
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+    static void to_json(json& j, const std::optional<T>& v) {
+        if (v)
+            j = *v;
+        else
+            j = nullptr;
+    }
+    static void from_json(const json& j, std::optional<T>& v) {
+        if (j.is_null())
+            v.reset();
+        else
+            v = j.get<T>();
+    }
+};
+}  // namespace nlohmann
+
+namespace iolens::recording {
+
+// Through the recording's own JSON form of them (recording/capture_json.h).
+void to_json(nlohmann::json& j, const CaptureInfo& c) { j = capture_to_json(c); }
+void from_json(const nlohmann::json& j, CaptureInfo& c) {
+    auto r = capture_from_json(j);
+    if (!r) throw std::runtime_error("capture: " + r.error().message);
+    c = std::move(*r);
+}
+void to_json(nlohmann::json& j, const ProcessInfo& p) { j = process_to_json(p); }
+void from_json(const nlohmann::json& j, ProcessInfo& p) {
+    auto r = process_from_json(j);
+    if (!r) throw std::runtime_error("process: " + r.error().message);
+    p = std::move(*r);
+}
+
+}  // namespace iolens::recording
+
+namespace iolens::model {
+
+void to_json(nlohmann::json& j, const Histogram& h) {
+    if (h.count() == 0) {
+        j = nullptr;  // most of a report's histograms: 1 byte each
+        return;
+    }
+    const auto s = h.state();
+    auto fine = nlohmann::json::array();
+    for (const auto& [f, c] : s.fine) {
+        fine.push_back(f);
+        fine.push_back(c);
+    }
+    j = nlohmann::json::array({s.count, s.sum, s.min, s.max, std::move(fine)});
+}
+void from_json(const nlohmann::json& j, Histogram& h) {
+    if (j.is_null()) {
+        h = Histogram{};
+        return;
+    }
+    if (!j.is_array() || j.size() != 5 || !j[4].is_array() || j[4].size() % 2)
+        throw std::runtime_error("a histogram is not [count, sum, min, max, [index, count, ...]]");
+    Histogram::State s;
+    s.count = j[0].get<uint64_t>();
+    s.sum = j[1].get<uint64_t>();
+    s.min = j[2].get<uint64_t>();
+    s.max = j[3].get<uint64_t>();
+    const auto& fine = j[4];
+    if (fine.size() / 2 > Histogram::kFine) throw std::runtime_error("a histogram has too many buckets");
+    s.fine.reserve(fine.size() / 2);
+    for (size_t i = 0; i < fine.size(); i += 2)
+        s.fine.emplace_back(fine[i].get<uint32_t>(), fine[i + 1].get<uint64_t>());
+    auto out = Histogram::from_state(std::move(s));
+    if (!out) throw std::runtime_error("a histogram's counts do not add up");
+    h = std::move(*out);
+}
+
+NLOHMANN_JSON_SERIALIZE_ENUM(EpochSource,
+                             {{EpochSource::Marker, "marker"}, {EpochSource::Inferred, "inferred"}})
+
+// Every field of each struct, by its C++ name; a key missing on reading keeps
+// the field's default (a partial of an older writer).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpStats, calls, errors, bytes, requested_bytes, time_ns,
+                                                blocked_ns, latency_ns, size_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PathOps, calls, errors, bytes, requested_bytes, time_ns,
+                                                offloaded)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PathTable, by)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PageCacheStats, hit_bytes, miss_bytes, readahead_bytes,
+                                                readahead_unused_bytes, readahead_unread_bytes, fault_bytes,
+                                                major_faults, evicted_bytes, blocked_ns, direct_bytes,
+                                                evicted_by_job_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessBlock, read_bytes, write_bytes, requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AsyncDepthStats, requests, request_ns, busy_ns, max_depth,
+                                                clipped)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockStats, requests, bytes, latency_ns, queue_ns, size_bytes,
+                                                sequential, random, max_depth)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockDevice, dev, name, read, write, other_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProcessStats, info, ops, paths, page_cache, block, async,
+                                                flush, node)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FileStats, path, dev, ino, size, ops, paths, sequential,
+                                                random, page_cache, async, software)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ThreadIo, pid, tid, io_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankStats, rank, node, local_rank, world_size, rank_source,
+                                                pids, ops, page_cache, block, wall_ns, io_time_ns,
+                                                critical_io_ns, threads, root_pids, startup_ns,
+                                                startup_critical_io_ns, data_reads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochRankStats, rank, start_ns, end_ns, ops, page_cache,
+                                                block, wall_ns, io_time_ns, critical_io_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochStats::RankSums, wall_ns, io_time_ns, critical_io_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochStats, index, source, start_ns, end_ns, marker_number,
+                                                steps, ops, page_cache, block, ranks, rank_sums)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Spread, min, max, mean, max_over_mean)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankImbalance, read_bytes, io_time_ns, straggler_rank,
+                                                straggler_io_time_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallSplit, known, startup_end_ns, startup_ns, startup, data,
+                                                flush, data_files, software_files)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankTimeline, rank, read_bytes, io_ns, critical_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timeline, start_ns, bin_ns, bins, ranks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeSummary, host, recording, job_id, kernel_release,
+                                                start_unix_ns, duration_ns, clock_offset_ns,
+                                                anchor_uncertainty_ns, events, lost_events, partial, ranks,
+                                                totals, page_cache, io_time_ns, critical_io_ns,
+                                                device_read_bytes)
+
+namespace {
+
+// The report without its findings (they are run again after a merge).
+nlohmann::json report_json(const Report& r) {
+    return {{"capture", r.capture},
+            {"nodes", r.nodes},
+            {"totals", r.totals},
+            {"paths", r.paths},
+            {"processes", r.processes},
+            {"files", r.files},
+            {"files_total", r.files_total},
+            {"files_omitted", r.files_omitted},
+            {"page_cache", r.page_cache},
+            {"block_devices", r.block_devices},
+            {"block_unattributed", r.block_unattributed},
+            {"ranks", r.ranks},
+            {"epochs", r.epochs},
+            {"rank_imbalance", r.rank_imbalance},
+            {"split", r.split},
+            {"limits", r.limits},
+            {"epochs_note", r.epochs_note},
+            {"timeline", r.timeline}};
+}
+
+template <typename T>
+void get(const nlohmann::json& j, const char* key, T& out) {
+    if (const auto it = j.find(key); it != j.end()) it->get_to(out);
+}
+
+Report report_of(const nlohmann::json& j) {
+    if (!j.is_object()) throw std::runtime_error("the report is not an object");
+    Report r;
+    get(j, "capture", r.capture);
+    get(j, "nodes", r.nodes);
+    get(j, "totals", r.totals);
+    get(j, "paths", r.paths);
+    get(j, "processes", r.processes);
+    get(j, "files", r.files);
+    get(j, "files_total", r.files_total);
+    get(j, "files_omitted", r.files_omitted);
+    get(j, "page_cache", r.page_cache);
+    get(j, "block_devices", r.block_devices);
+    get(j, "block_unattributed", r.block_unattributed);
+    get(j, "ranks", r.ranks);
+    get(j, "epochs", r.epochs);
+    get(j, "rank_imbalance", r.rank_imbalance);
+    get(j, "split", r.split);
+    get(j, "limits", r.limits);
+    get(j, "epochs_note", r.epochs_note);
+    get(j, "timeline", r.timeline);
+    return r;
+}
+
+}  // namespace
+
+std::string encode_partial(const Report& report) {
+    const nlohmann::json j = {{"version", kPartialVersion}, {"report", report_json(report)}};
+    std::string out(kPartialMagic);
+    nlohmann::json::to_cbor(j, out);
+    return out;
+}
+
+Result<Report> decode_partial(std::string_view bytes) {
+    if (bytes.substr(0, kPartialMagic.size()) != kPartialMagic)
+        return make_error("not an iolens report partial (no IOLPART1 header)");
+    bytes.remove_prefix(kPartialMagic.size());
+    try {
+        const auto j = nlohmann::json::from_cbor(bytes.begin(), bytes.end());
+        if (!j.is_object() || !j.contains("version") || !j["version"].is_number_integer())
+            return make_error("a report partial without a version");
+        if (j["version"].get<int64_t>() != kPartialVersion)
+            return make_error("a report partial of version " + std::to_string(j["version"].get<int64_t>()) +
+                              ": this iolens reads version " + std::to_string(kPartialVersion) +
+                              " (make it again with this iolens: iolens report --partial)");
+        if (!j.contains("report")) return make_error("a report partial without a report");
+        return report_of(j["report"]);
+    } catch (const std::exception& e) {
+        return make_error(std::string("a damaged report partial: ") + e.what());
+    }
+}
+
+bool is_partial_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[kPartialMagic.size()] = {};
+    return in.read(head, sizeof head) && std::string_view(head, sizeof head) == kPartialMagic;
+}
+
+Result<Report> load_partial(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error(path + ": cannot open");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    auto r = decode_partial(buf.str());
+    if (!r) return make_error(path + ": " + r.error().message);
+    return r;
+}
+
+}  // namespace iolens::model
