@@ -27,13 +27,14 @@ Result<model::Report> summarize(const std::string& path, const model::BuilderOpt
 Result<model::Report> summarize_job(const std::vector<std::string>& paths,
                                     const model::BuilderOptions& options, const model::MergeOptions& merge) {
     if (paths.size() == 1) return summarize(paths.front(), options);
-    std::vector<std::pair<std::string, model::Report>> parts;
+    // One report at a time, folded in as it is read (model::JobMerger).
+    model::JobMerger merger(merge);
     for (const auto& p : paths) {
         auto report = load(p, options);
         if (!report) return make_error(p + ": " + report.error().message);
-        parts.emplace_back(p, std::move(*report));
+        if (auto a = merger.add(p, std::move(*report)); !a) return a.error();
     }
-    auto merged = model::merge_reports(std::move(parts), merge);
+    auto merged = merger.finish();
     if (!merged) return merged.error();
     add_findings(*merged);
     return merged;

@@ -212,13 +212,9 @@ std::optional<Histogram> Histogram::from_state(State s) {
     h.sum_ = s.sum;
     h.min_ = s.min;
     h.max_ = s.max;
-    if (s.count >= kDenseAfter) {
-        h.fine_.resize(kFine);
-        for (uint32_t i = 0; i < kFine; ++i) h.fine_[i] = {i, 0};
-        for (const auto& [f, c] : s.fine) h.fine_[f].second = c;
-    } else {
-        h.fine_ = std::move(s.fine);
-    }
+    // Sparse, whatever the count: a stored histogram is merged, not added to
+    // sample by sample, and most have few sub-buckets.
+    h.fine_ = std::move(s.fine);
     return h;
 }
 

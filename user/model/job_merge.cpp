@@ -47,39 +47,31 @@ std::string job_text(const CaptureInfo& c) {
     return c.job_id.empty() ? std::string("no job id") : "job " + c.job_id + " (" + c.job_id_source + ")";
 }
 
-Result<void> check_conflicts(const std::vector<std::pair<std::string, Report>>& parts,
-                             const MergeOptions& o) {
-    for (size_t i = 0; i < parts.size(); ++i)
-        for (size_t j = i + 1; j < parts.size(); ++j) {
-            const auto &a = parts[i].second.capture, &b = parts[j].second.capture;
-            if (!o.allow_mixed && a.job_id != b.job_id)
-                return make_error(parts[i].first + " is " + job_text(a) + " and " + parts[j].first + " is " +
-                                  job_text(b) +
-                                  ": recordings of different jobs (--allow-mixed merges them anyway)");
-            const uint64_t a_end = a.start_unix_ns + a.duration_ns, b_end = b.start_unix_ns + b.duration_ns;
-            if (a.hostname == b.hostname && a.start_unix_ns < b_end && b.start_unix_ns < a_end)
-                return make_error(
-                    parts[i].first + " and " + parts[j].first + " both recorded host " + a.hostname +
-                    " over overlapping times: the same node twice (a copy of one recording, or two "
-                    "recorders on one node); give each node's recording once");
-        }
-    // A rank number in two recordings is one rank seen twice, unless it is
-    // the default rank 0 of a recording without rank variables (one process
-    // tree per node), or the recordings are of different jobs (--allow-mixed):
-    // then each node's rank stays apart, named with its node.
-    std::map<int64_t, size_t> rank_at;
-    for (size_t i = 0; i < parts.size(); ++i)
-        for (const auto& k : parts[i].second.ranks) {
-            if (o.allow_mixed || k.rank_source == "default") continue;
-            const auto [it, fresh] = rank_at.emplace(k.rank, i);
-            if (!fresh)
-                return make_error("rank " + std::to_string(k.rank) + " is in both " +
-                                  parts[it->second].first + " (host " +
-                                  parts[it->second].second.capture.hostname + ") and " + parts[i].first +
-                                  " (host " + parts[i].second.capture.hostname +
-                                  "): ranks must be unique in a job (two runs of one job are compared with "
-                                  "iolens diff)");
-        }
+}  // namespace
+
+// What the conflict checks need of a part already merged.
+struct JobMerger::Seen {
+    std::string path;
+    std::string job_id, job_id_source, host;
+    uint64_t start_unix_ns = 0, end_unix_ns = 0;
+};
+
+namespace {
+
+Result<void> check_pair(const std::string& a_path, const JobMerger::Seen& a, const std::string& b_path,
+                        const CaptureInfo& b, const MergeOptions& o) {
+    if (!o.allow_mixed && a.job_id != b.job_id) {
+        CaptureInfo ac;
+        ac.job_id = a.job_id;
+        ac.job_id_source = a.job_id_source;
+        return make_error(a_path + " is " + job_text(ac) + " and " + b_path + " is " + job_text(b) +
+                          ": recordings of different jobs (--allow-mixed merges them anyway)");
+    }
+    const uint64_t b_end = b.start_unix_ns + b.duration_ns;
+    if (a.host == b.hostname && a.start_unix_ns < b_end && b.start_unix_ns < a.end_unix_ns)
+        return make_error(a_path + " and " + b_path + " both recorded host " + a.host +
+                          " over overlapping times: the same node twice (a copy of one recording, or two "
+                          "recorders on one node); give each node's recording once");
     return {};
 }
 
@@ -136,147 +128,183 @@ NodeSummary summary_of(const std::string& path, const Report& r, int64_t offset)
 
 }  // namespace
 
-Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, const MergeOptions& options) {
-    if (parts.empty()) return make_error("no recordings to merge");
-    if (parts.size() == 1) return std::move(parts.front().second);
-    if (auto r = check_conflicts(parts, options); !r) return r.error();
+JobMerger::JobMerger(MergeOptions options) : options_(options) {}
+JobMerger::~JobMerger() = default;
 
-    const int64_t ref = realtime_minus_monotonic(parts.front().second.capture);
-    Report m;
-    m.capture = parts.front().second.capture;
+Result<void> JobMerger::add(std::string path, Report r) {
+    // Conflicts with every part before: different jobs, one node twice. A
+    // rank number in two recordings is one rank seen twice, unless it is the
+    // default rank 0 of a recording without rank variables (one process tree
+    // per node), or the recordings are of different jobs (--allow-mixed):
+    // then each node's rank stays apart, named with its node.
+    for (const auto& a : seen_)
+        if (auto c = check_pair(a.path, a, path, r.capture, options_); !c) return c.error();
+    for (const auto& k : r.ranks) {
+        if (options_.allow_mixed || k.rank_source == "default") continue;
+        if (const auto it = rank_at_.find(k.rank); it != rank_at_.end())
+            return make_error("rank " + std::to_string(k.rank) + " is in both " + seen_[it->second].path +
+                              " (host " + seen_[it->second].host + ") and " + path + " (host " +
+                              r.capture.hostname +
+                              "): ranks must be unique in a job (two runs of one job are compared with "
+                              "iolens diff)");
+    }
+    for (const auto& k : r.ranks)
+        if (!options_.allow_mixed && k.rank_source != "default") rank_at_.emplace(k.rank, seen_.size());
+    const auto& c = r.capture;
+    seen_.push_back(
+        {path, c.job_id, c.job_id_source, c.hostname, c.start_unix_ns, c.start_unix_ns + c.duration_ns});
+    if (seen_.size() == 1) {  // one part is its own report: held until a second comes
+        first_ = std::make_unique<std::pair<std::string, Report>>(std::move(path), std::move(r));
+        return {};
+    }
+    if (first_) {
+        auto held = std::move(first_);
+        fold(std::move(held->first), std::move(held->second));
+    }
+    fold(std::move(path), std::move(r));
+    return {};
+}
+
+void JobMerger::fold(std::string path, Report r) {
+    auto& m = merged_;
     auto& cap = m.capture;
-    cap.hostname.clear();
-    cap.events = cap.lost_events = 0;
-    cap.lost_detail.clear();
-    cap.kernel_counters.clear();
-    cap.pids.clear();
-    cap.partial = false;
-    cap.partial_reason.clear();
-    // The recorders' cost: summed when every node has one (BPF run-time
-    // statistics stay in each node's own report).
-    std::optional<recording::CostInfo> cost = recording::CostInfo{};
-    cost->bpf_stats_unavailable =
-        "a report of many recordings: each node's BPF cost is in the report of its own recording";
-    std::optional<uint64_t> job_cpu = 0;
-    uint64_t first_start = UINT64_MAX, last_end = 0;
-    std::set<std::string> releases, stops;
-    std::map<std::string, size_t> file_at;
-    std::map<uint32_t, size_t> epoch_at;
+    const bool first = !started_;
+    if (first) {
+        started_ = true;
+        ref_ = realtime_minus_monotonic(r.capture);
+        cap = r.capture;
+        cap.hostname.clear();
+        cap.events = cap.lost_events = 0;
+        cap.lost_detail.clear();
+        cap.kernel_counters.clear();
+        cap.pids.clear();
+        cap.partial = false;
+        cap.partial_reason.clear();
+        // The recorders' cost: summed when every node has one (BPF run-time
+        // statistics stay in each node's own report).
+        cost_ = recording::CostInfo{};
+        cost_->bpf_stats_unavailable =
+            "a report of many recordings: each node's BPF cost is in the report of its own recording";
+        job_cpu_ = 0;
+    }
+    const auto& c = r.capture;
+    const int64_t offset = realtime_minus_monotonic(c) - ref_;
+    m.nodes.push_back(summary_of(path, r, offset));
+    const std::string& host = c.hostname;
 
-    for (auto& [path, r] : parts) {
-        const auto& c = r.capture;
-        const int64_t offset = realtime_minus_monotonic(c) - ref;
-        m.nodes.push_back(summary_of(path, r, offset));
-        const std::string& host = c.hostname;
+    cap.hostname += (cap.hostname.empty() ? "" : ",") + host;
+    if (c.job_id != cap.job_id) cap.job_id_source = "mixed";
+    cap.events += c.events;
+    cap.lost_events += c.lost_events;
+    for (const auto& [k, v] : c.lost_detail) cap.lost_detail[k] += v;
+    for (const auto& [k, v] : c.kernel_counters) cap.kernel_counters[k] += v;
+    cap.pids.insert(cap.pids.end(), c.pids.begin(), c.pids.end());
+    if (c.partial) {
+        cap.partial = true;
+        cap.partial_reason += (cap.partial_reason.empty() ? "" : "; ") + host + ": " + c.partial_reason;
+    }
+    if (c.exit_status && *c.exit_status != 0 && (!cap.exit_status || *cap.exit_status == 0))
+        cap.exit_status = c.exit_status;
+    cap.start_unix_ns = std::min(cap.start_unix_ns, c.start_unix_ns);
+    cap.anchor_uncertainty_ns = std::max(cap.anchor_uncertainty_ns, c.anchor_uncertainty_ns);
+    const uint64_t start = shifted(c.start_mono_ns, offset);
+    first_start_ = std::min(first_start_, start);
+    last_end_ = std::max(last_end_, start + c.duration_ns);
+    releases_.insert(c.kernel_release);
+    if (!c.stop_reason.empty()) stops_.insert(c.stop_reason);
+    for (const auto& [dev, name] : c.devices) cap.devices.emplace(dev, name);
+    if (cost_ && c.cost) {
+        cost_->attach_ns = std::max(cost_->attach_ns, c.cost->attach_ns);
+        cost_->recorder_cpu_ns += c.cost->recorder_cpu_ns;
+        cost_->recorder_max_rss_bytes =
+            std::max(cost_->recorder_max_rss_bytes, c.cost->recorder_max_rss_bytes);
+        job_cpu_ = job_cpu_ && c.cost->job_cpu_ns ? std::optional<uint64_t>(*job_cpu_ + *c.cost->job_cpu_ns)
+                                                  : std::nullopt;
+    } else {
+        cost_.reset();
+    }
 
-        cap.hostname += (cap.hostname.empty() ? "" : ",") + host;
-        if (c.job_id != cap.job_id) cap.job_id_source = "mixed";
-        cap.events += c.events;
-        cap.lost_events += c.lost_events;
-        for (const auto& [k, v] : c.lost_detail) cap.lost_detail[k] += v;
-        for (const auto& [k, v] : c.kernel_counters) cap.kernel_counters[k] += v;
-        cap.pids.insert(cap.pids.end(), c.pids.begin(), c.pids.end());
-        if (c.partial) {
-            cap.partial = true;
-            cap.partial_reason += (cap.partial_reason.empty() ? "" : "; ") + host + ": " + c.partial_reason;
-        }
-        if (c.exit_status && *c.exit_status != 0 && (!cap.exit_status || *cap.exit_status == 0))
-            cap.exit_status = c.exit_status;
-        cap.start_unix_ns = std::min(cap.start_unix_ns, c.start_unix_ns);
-        cap.anchor_uncertainty_ns = std::max(cap.anchor_uncertainty_ns, c.anchor_uncertainty_ns);
-        const uint64_t start = shifted(c.start_mono_ns, offset);
-        first_start = std::min(first_start, start);
-        last_end = std::max(last_end, start + c.duration_ns);
-        releases.insert(c.kernel_release);
-        if (!c.stop_reason.empty()) stops.insert(c.stop_reason);
-        for (const auto& [dev, name] : c.devices) cap.devices.emplace(dev, name);
-        if (cost && c.cost) {
-            cost->attach_ns = std::max(cost->attach_ns, c.cost->attach_ns);
-            cost->recorder_cpu_ns += c.cost->recorder_cpu_ns;
-            cost->recorder_max_rss_bytes =
-                std::max(cost->recorder_max_rss_bytes, c.cost->recorder_max_rss_bytes);
-            job_cpu = job_cpu && c.cost->job_cpu_ns ? std::optional<uint64_t>(*job_cpu + *c.cost->job_cpu_ns)
-                                                    : std::nullopt;
+    merge_ops(m.totals, r.totals);
+    m.paths.merge(r.paths);
+    m.page_cache.merge(r.page_cache);
+    add_block(m.block_unattributed, r.block_unattributed);
+    for (auto& p : r.processes) {
+        p.node = host;
+        p.info.start_ns = shifted(p.info.start_ns, offset);
+        p.info.end_ns = shifted(p.info.end_ns, offset);
+        m.processes.push_back(std::move(p));
+    }
+    for (auto& d : r.block_devices) {
+        d.name = host + ":" +
+                 (d.name.empty() ? std::to_string(recording::dev_major(d.dev)) + ":" +
+                                       std::to_string(recording::dev_minor(d.dev))
+                                 : d.name);
+        m.block_devices.push_back(std::move(d));
+    }
+    m.files_total += r.files_total;
+    for (auto& f : r.files) {
+        // A file named by its device and inode, or by the tail of its
+        // path, is that node's own: never one row with another node's.
+        if (f.path.rfind("<dev ", 0) == 0 || f.path.rfind(".../", 0) == 0) f.path = host + ":" + f.path;
+        const auto [it, fresh] = file_at_.emplace(f.path, m.files.size());
+        if (fresh) {
+            m.files.push_back(std::move(f));
         } else {
-            cost.reset();
+            merge_file(m.files[it->second], f);
+            --m.files_total;  // one file, read on two nodes (a shared file system)
         }
+    }
+    for (auto& k : r.ranks) {
+        k.node = host;
+        m.ranks.push_back(std::move(k));
+    }
+    for (auto& e : r.epochs) {
+        e.start_ns = shifted(e.start_ns, offset);
+        e.end_ns = shifted(e.end_ns, offset);
+        for (auto& er : e.ranks) {
+            er.start_ns = shifted(er.start_ns, offset);
+            er.end_ns = shifted(er.end_ns, offset);
+        }
+        const auto [it, fresh] = epoch_at_.emplace(e.index, m.epochs.size());
+        if (fresh)
+            m.epochs.push_back(std::move(e));
+        else
+            merge_epoch(m.epochs[it->second], e);
+    }
+    // Start-up and data: known only when every node's is.
+    m.split.known = first ? r.split.known : m.split.known && r.split.known;
+    if (r.split.startup_end_ns) {
+        const uint64_t end = shifted(r.split.startup_end_ns, offset);
+        m.split.startup_end_ns = m.split.startup_end_ns ? std::min(m.split.startup_end_ns, end) : end;
+    }
+    m.split.startup_ns = std::max(m.split.startup_ns, r.split.startup_ns);
+    merge_ops(m.split.startup, r.split.startup);
+    merge_ops(m.split.data, r.split.data);
+    m.split.flush.merge(r.split.flush);
+    m.split.data_files += r.split.data_files;
+    m.split.software_files += r.split.software_files;
+    for (const auto& l : r.limits) m.limits.push_back(host + ": " + l);
+    if (m.epochs_note.empty() && !r.epochs_note.empty()) m.epochs_note = host + ": " + r.epochs_note;
+}
 
-        merge_ops(m.totals, r.totals);
-        m.paths.merge(r.paths);
-        m.page_cache.merge(r.page_cache);
-        add_block(m.block_unattributed, r.block_unattributed);
-        for (auto& p : r.processes) {
-            p.node = host;
-            p.info.start_ns = shifted(p.info.start_ns, offset);
-            p.info.end_ns = shifted(p.info.end_ns, offset);
-            m.processes.push_back(std::move(p));
-        }
-        for (auto& d : r.block_devices) {
-            d.name = host + ":" +
-                     (d.name.empty() ? std::to_string(recording::dev_major(d.dev)) + ":" +
-                                           std::to_string(recording::dev_minor(d.dev))
-                                     : d.name);
-            m.block_devices.push_back(std::move(d));
-        }
-        m.files_total += r.files_total;
-        for (auto& f : r.files) {
-            // A file named by its device and inode, or by the tail of its
-            // path, is that node's own: never one row with another node's.
-            if (f.path.rfind("<dev ", 0) == 0 || f.path.rfind(".../", 0) == 0) f.path = host + ":" + f.path;
-            const auto [it, fresh] = file_at.emplace(f.path, m.files.size());
-            if (fresh) {
-                m.files.push_back(std::move(f));
-            } else {
-                merge_file(m.files[it->second], f);
-                --m.files_total;  // one file, read on two nodes (a shared file system)
-            }
-        }
-        for (auto& k : r.ranks) {
-            k.node = host;
-            m.ranks.push_back(std::move(k));
-        }
-        for (auto& e : r.epochs) {
-            e.start_ns = shifted(e.start_ns, offset);
-            e.end_ns = shifted(e.end_ns, offset);
-            for (auto& er : e.ranks) {
-                er.start_ns = shifted(er.start_ns, offset);
-                er.end_ns = shifted(er.end_ns, offset);
-            }
-            const auto [it, fresh] = epoch_at.emplace(e.index, m.epochs.size());
-            if (fresh)
-                m.epochs.push_back(std::move(e));
-            else
-                merge_epoch(m.epochs[it->second], e);
-        }
-        // Start-up and data: known only when every node's is.
-        const bool first = &r == &parts.front().second;
-        m.split.known = first ? r.split.known : m.split.known && r.split.known;
-        if (r.split.startup_end_ns) {
-            const uint64_t end = shifted(r.split.startup_end_ns, offset);
-            m.split.startup_end_ns = m.split.startup_end_ns ? std::min(m.split.startup_end_ns, end) : end;
-        }
-        m.split.startup_ns = std::max(m.split.startup_ns, r.split.startup_ns);
-        merge_ops(m.split.startup, r.split.startup);
-        merge_ops(m.split.data, r.split.data);
-        m.split.flush.merge(r.split.flush);
-        m.split.data_files += r.split.data_files;
-        m.split.software_files += r.split.software_files;
-        for (const auto& l : r.limits) m.limits.push_back(host + ": " + l);
-        if (m.epochs_note.empty() && !r.epochs_note.empty()) m.epochs_note = host + ": " + r.epochs_note;
+Result<Report> JobMerger::finish() {
+    if (seen_.empty()) return make_error("no recordings to merge");
+    if (first_) return std::move(first_->second);
+    Report m = std::move(merged_);
+    auto& cap = m.capture;
+    if (cost_) {
+        cost_->job_cpu_ns = job_cpu_;
+        if (!job_cpu_) cost_->job_cpu_unavailable = "not known for every node";
     }
-    if (cost) {
-        cost->job_cpu_ns = job_cpu;
-        if (!job_cpu) cost->job_cpu_unavailable = "not known for every node";
-    }
-    cap.cost = cost;
-    cap.start_mono_ns = first_start;
-    cap.duration_ns = last_end > first_start ? last_end - first_start : 0;
-    if (releases.size() > 1) {
+    cap.cost = cost_;
+    cap.start_mono_ns = first_start_;
+    cap.duration_ns = last_end_ > first_start_ ? last_end_ - first_start_ : 0;
+    if (releases_.size() > 1) {
         cap.kernel_release.clear();
-        for (const auto& k : releases) cap.kernel_release += (cap.kernel_release.empty() ? "" : ",") + k;
+        for (const auto& k : releases_) cap.kernel_release += (cap.kernel_release.empty() ? "" : ",") + k;
     }
     cap.stop_reason.clear();
-    for (const auto& s : stops) cap.stop_reason += (cap.stop_reason.empty() ? "" : "; ") + s;
+    for (const auto& s : stops_) cap.stop_reason += (cap.stop_reason.empty() ? "" : "; ") + s;
 
     std::sort(m.processes.begin(), m.processes.end(), [](const ProcessStats& a, const ProcessStats& b) {
         return a.node != b.node ? a.node < b.node : a.info.pid < b.info.pid;
@@ -298,6 +326,13 @@ Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, 
                   [](const EpochRankStats& a, const EpochRankStats& b) { return a.rank < b.rank; });
     m.rank_imbalance = rank_imbalance_of(m.ranks);
     return m;
+}
+
+Result<Report> merge_reports(std::vector<std::pair<std::string, Report>> parts, const MergeOptions& options) {
+    JobMerger merger(options);
+    for (auto& [path, r] : parts)
+        if (auto a = merger.add(path, std::move(r)); !a) return a.error();
+    return merger.finish();
 }
 
 }  // namespace iolens::model

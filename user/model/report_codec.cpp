@@ -9,21 +9,24 @@
 
 #include "recording/capture_json.h"
 
-// std::optional as null or the value (nlohmann 3.11 has no serializer of its own).
+// std::optional as null or [value] (nlohmann 3.11 has no serializer of its
+// own): boxed, so that a present 0 is not taken for a default and dropped.
 namespace nlohmann {
 template <typename T>
 struct adl_serializer<std::optional<T>> {
     static void to_json(json& j, const std::optional<T>& v) {
         if (v)
-            j = *v;
+            j = json::array({*v});
         else
             j = nullptr;
     }
     static void from_json(const json& j, std::optional<T>& v) {
-        if (j.is_null())
+        if (j.is_null()) {
             v.reset();
-        else
-            v = j.get<T>();
+            return;
+        }
+        if (!j.is_array() || j.size() != 1) throw std::runtime_error("an optional figure is not [value]");
+        v = j[0].get<T>();
     }
 };
 }  // namespace nlohmann
@@ -132,6 +135,37 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeSummary, host, recording, jo
 
 namespace {
 
+// Drops, recursively, every object member that holds its type's default (0,
+// false, "", null, [], {}): reading fills in the default for a missing key,
+// and most of a report's figures are 0 (a file's write, stat and mmap rows,
+// every path but plain syscalls). Array elements stay (their place is their
+// meaning), emptied to {} when they are all defaults. Not for the capture
+// and process objects: their JSON forms have defaults of their own.
+void strip_defaults(nlohmann::json& j) {
+    if (j.is_array()) {
+        for (auto& e : j) strip_defaults(e);
+        return;
+    }
+    if (!j.is_object()) return;
+    for (auto it = j.begin(); it != j.end();) {
+        if (it.key() == "capture" || it.key() == "info") {
+            ++it;
+            continue;
+        }
+        strip_defaults(it.value());
+        const auto& v = it.value();
+        const bool dflt = v.is_null() || (v.is_boolean() && !v.get<bool>()) ||
+                          (v.is_number_unsigned() && v.get<uint64_t>() == 0) ||
+                          (v.is_number_integer() && v.get<int64_t>() == 0) ||
+                          (v.is_number_float() && v.get<double>() == 0.0) || (v.is_string() && v.empty()) ||
+                          ((v.is_array() || v.is_object()) && v.empty());
+        if (dflt)
+            it = j.erase(it);
+        else
+            ++it;
+    }
+}
+
 // The report without its findings (they are run again after a merge).
 nlohmann::json report_json(const Report& r) {
     return {{"capture", r.capture},
@@ -186,7 +220,9 @@ Report report_of(const nlohmann::json& j) {
 }  // namespace
 
 std::string encode_partial(const Report& report) {
-    const nlohmann::json j = {{"version", kPartialVersion}, {"report", report_json(report)}};
+    nlohmann::json body = report_json(report);
+    strip_defaults(body);
+    const nlohmann::json j = {{"version", kPartialVersion}, {"report", std::move(body)}};
     std::string out(kPartialMagic);
     nlohmann::json::to_cbor(j, out);
     return out;
