@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "support.h"
 
@@ -130,6 +131,52 @@ TEST_F(MultiNode, PartialsMergeToTheSameReport) {
     EXPECT_EQ(run({iolens_bin(), "report", "--partial", a}).exit_status, 2);
     EXPECT_EQ(run({iolens_bin(), "report", a, "-o", dir / "x.part"}).exit_status, 2);
     EXPECT_EQ(run({iolens_bin(), "report", "--partial", a, "-o", dir / "node-a.part"}).exit_status, 2);
+}
+
+// `export` of many recordings: one DFTracer trace per node in a directory,
+// which Dask (as DFAnalyzer does) reads as one job: each rank's read bytes
+// from the traces equal the merged report's, each host by its hhash.
+TEST_F(MultiNode, ExportOfManyIsOneJobForDask) {
+    ASSERT_EQ(node("node-a", "4242", 0).exit_status, 0);
+    ASSERT_EQ(node("node-b", "4242", 2, true).exit_status, 0);
+    const std::string a = dir / "job-4242/node-a.iolens", b = dir / "job-4242/node-b.iolens";
+    auto r = run({iolens_bin(), "report", a, b, "--json", dir / "job.json"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    r = run({iolens_bin(), "export", "--format", "dftracer", "-o", dir / "trace", a, b});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(dir / "trace/node-a.pfw.gz")) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(dir / "trace/node-b.pfw.gz")) << r.err;
+    // Again: refused without -f, then replaced with it.
+    EXPECT_EQ(run({iolens_bin(), "export", "--format", "dftracer", "-o", dir / "trace", a, b}).exit_status,
+              2);
+    EXPECT_EQ(
+        run({iolens_bin(), "export", "--format", "dftracer", "-f", "-o", dir / "trace", a, b}).exit_status,
+        0);
+    const std::string script = R"(
+import json, sys
+import dask.bag as db
+READS = {"read", "pread", "pread64", "readv", "preadv"}
+def parse(line):
+    line = line.strip()
+    return [] if not line or line in "[]" else [json.loads(line)]
+ev = db.read_text(sys.argv[1] + "/*.pfw.gz", blocksize=None).map(parse).flatten()
+reads = ev.filter(lambda e: e["cat"] == "POSIX" and e["name"] in READS and "rank" in e["args"])
+by_rank = dict(reads.map(lambda e: (e["args"]["rank"], max(e["args"]["ret"], 0))).foldby(
+    lambda kv: kv[0], lambda acc, kv: acc + kv[1], 0).compute())
+hosts = set(ev.filter(lambda e: e["name"] == "HH").map(lambda e: e["args"]["name"]).compute())
+print(json.dumps({"by_rank": {str(k): v for k, v in sorted(by_rank.items())}, "hosts": sorted(hosts)}))
+)";
+    r = run({"/usr/bin/python3", "-c", script, dir / "trace"});
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const auto got = nlohmann::json::parse(r.out);
+    EXPECT_EQ(got["hosts"], nlohmann::json::array({"node-a", "node-b"}));
+    const auto job = load_json(dir / "job.json");
+    ASSERT_EQ(job["ranks"].size(), 4u);
+    for (const auto& rank : job["ranks"]) {
+        const std::string k = std::to_string(rank["rank"].get<int>());
+        ASSERT_TRUE(got["by_rank"].contains(k)) << got;
+        EXPECT_EQ(got["by_rank"][k], rank["ops"]["read"]["bytes"]) << "rank " << k;
+    }
 }
 
 TEST_F(MultiNode, ConflictingRecordingsAreRefused) {
