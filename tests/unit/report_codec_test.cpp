@@ -99,6 +99,48 @@ TEST(ReportCodec, DamagedPartialsAreErrorsNotCrashes) {
     EXPECT_NE(r.error().message.find("version 99"), std::string::npos) << r.error().message;
 }
 
+std::string partial_of(const nlohmann::json& j) {
+    std::string out(kPartialMagic);
+    nlohmann::json::to_cbor(j, out);
+    return out;
+}
+
+// Found by review: 100,000 nested one-element arrays took the stack of
+// nlohmann's recursive reader. The nesting is bounded before it recurses.
+TEST(ReportCodec, DeepNestingIsAnErrorNotAStackOverflow) {
+    std::string bytes(kPartialMagic);
+    bytes += "\xa2\x67version\x01\x66report";  // {"version": 1, "report": [[[[...
+    bytes.append(200'000, '\x81');
+    bytes += '\x00';
+    const auto r = decode_partial(bytes);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("nested"), std::string::npos) << r.error().message;
+}
+
+// The HTML report indexes the timeline by rank and bin: a timeline that
+// does not fit its report is refused, not rendered out of bounds.
+TEST(ReportCodec, TimelinesThatDoNotFitTheirReportAreRefused) {
+    auto r = full_report();
+    r.timeline->ranks.resize(r.ranks.size() + 1, r.timeline->ranks.front());
+    EXPECT_FALSE(decode_partial(encode_partial(r)));
+    r = full_report();
+    r.timeline->bins = 3;  // rows of 2
+    EXPECT_FALSE(decode_partial(encode_partial(r)));
+    r = full_report();
+    r.timeline->bin_ns = 0;
+    EXPECT_FALSE(decode_partial(encode_partial(r)));
+}
+
+// One byte ({}) per FileStats of 3.5 KB: a crafted partial must not take
+// the machine's memory.
+TEST(ReportCodec, TablesTooLargeForAnyRecordingAreRefused) {
+    nlohmann::json files = nlohmann::json::array();
+    for (int i = 0; i < 1'300'000; ++i) files.push_back(nlohmann::json::object());
+    const auto r = decode_partial(partial_of({{"version", 1}, {"report", {{"files", std::move(files)}}}}));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("4 GiB"), std::string::npos) << r.error().message;
+}
+
 TEST(ReportCodec, HistogramStatesAreValidated) {
     Histogram h;
     for (uint64_t v : {1, 5, 900, 70'000}) h.add(v);

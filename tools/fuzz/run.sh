@@ -17,7 +17,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${IOLENS_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${IOLENS_FUZZ_SECONDS:-90}
-targets=${*:-recording_fuzzer chunks_fuzzer}
+targets=${*:-recording_fuzzer chunks_fuzzer partial_fuzzer}
 
 cc=$(command -v clang-14 || command -v clang) || { echo "tools/fuzz/run.sh: needs clang" >&2; exit 1; }
 cxx=$(command -v clang++-14 || command -v clang++)

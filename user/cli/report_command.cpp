@@ -4,6 +4,7 @@
 #include "cli/output.h"
 #include "analysis/summarize.h"
 #include "model/report_codec.h"
+#include "report/html_renderer.h"
 #include "util/output_file.h"
 
 namespace iolens::cli {
@@ -38,7 +39,11 @@ int write_partial(const ReportCliOptions& o) {
         spdlog::error("{}", r.error().message);
         return 2;
     }
-    auto report = analysis::summarize_job(o.inputs, builder_options(o.out));
+    // The timeline too: the HTML report of the partial shows it (a merge of
+    // many leaves it out, docs/multi-node.md).
+    auto builder = builder_options(o.out);
+    builder.timeline_bins = report::kHtmlTimelineBins;
+    auto report = analysis::summarize_job(o.inputs, builder);
     if (!report) {
         spdlog::error("{}", report.error().message);
         return 1;
@@ -90,6 +95,15 @@ void register_report(CLI::App& app, Action& action) {
                     spdlog::error("{}", r.error().message);
                     return 2;
                 }
+            if (!opts->out.rank_env.empty() || opts->out.max_files != OutputOptions{}.max_files)
+                for (const auto& input : opts->inputs)
+                    if (model::is_partial_file(input)) {
+                        spdlog::warn(
+                            "{} is a partial: it keeps the --rank-env and --max-files it was made "
+                            "with (give them to report --partial)",
+                            input);
+                        break;
+                    }
             auto report = analysis::summarize_job(opts->inputs, builder_options(opts->out),
                                                   model::MergeOptions{opts->allow_mixed});
             if (!report) {

@@ -135,6 +135,74 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeSummary, host, recording, jo
 
 namespace {
 
+// The CBOR parse, with the nesting bounded: nlohmann's reader recurses once
+// per level, so a crafted file of nested one-element arrays would take the
+// stack (100,000 bytes did). A partial nests 8 levels at most.
+constexpr size_t kMaxDepth = 32;
+
+class BoundedSax {
+public:
+    explicit BoundedSax(nlohmann::json& out) : dom_(out, true) {}
+    bool null() { return dom_.null(); }
+    bool boolean(bool v) { return dom_.boolean(v); }
+    bool number_integer(nlohmann::json::number_integer_t v) { return dom_.number_integer(v); }
+    bool number_unsigned(nlohmann::json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+    bool number_float(nlohmann::json::number_float_t v, const std::string& s) {
+        return dom_.number_float(v, s);
+    }
+    bool string(std::string& v) { return dom_.string(v); }
+    bool binary(nlohmann::json::binary_t& v) { return dom_.binary(v); }
+    bool start_object(std::size_t n) { return ++depth_ <= kMaxDepth && dom_.start_object(n); }
+    bool key(std::string& k) { return dom_.key(k); }
+    bool end_object() { return --depth_, dom_.end_object(); }
+    bool start_array(std::size_t n) { return ++depth_ <= kMaxDepth && dom_.start_array(n); }
+    bool end_array() { return --depth_, dom_.end_array(); }
+    template <typename Exception>
+    bool parse_error(std::size_t pos, const std::string& tok, const Exception& e) {
+        return dom_.parse_error(pos, tok, e);
+    }
+    bool too_deep() const { return depth_ > kMaxDepth; }
+
+private:
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom_;
+    size_t depth_ = 0;
+};
+
+// What the decoded report would take, at least, from the DOM's element
+// counts: a crafted partial of empty objects ({} is one byte, a FileStats
+// 3.5 KB) must not take the machine's memory.
+constexpr uint64_t kMaxDecodedBytes = uint64_t{4} << 30;
+
+uint64_t decoded_bytes(const nlohmann::json& j) {
+    const auto count = [&](const char* key) -> uint64_t {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_array() ? it->size() : 0;
+    };
+    uint64_t n = count("files") * sizeof(FileStats) + count("processes") * sizeof(ProcessStats) +
+                 count("ranks") * sizeof(RankStats) + count("nodes") * sizeof(NodeSummary) +
+                 count("block_devices") * sizeof(BlockDevice) + count("epochs") * sizeof(EpochStats);
+    if (const auto it = j.find("epochs"); it != j.end() && it->is_array())
+        for (const auto& e : *it)
+            if (e.is_object())
+                if (const auto er = e.find("ranks"); er != e.end() && er->is_array())
+                    n += er->size() * sizeof(EpochRankStats);
+    return n;
+}
+
+// What the renderers take for granted of a timeline (the HTML report's):
+// a row per rank of the report at most, each of bins figures.
+Result<void> check_timeline(const Report& r) {
+    if (!r.timeline) return {};
+    const auto& t = *r.timeline;
+    if (t.ranks.size() > r.ranks.size()) return make_error("the timeline has more ranks than the report");
+    if (t.bins > (size_t{1} << 20) || (t.bins && t.bin_ns == 0) || (t.bins && t.bin_ns > UINT64_MAX / t.bins))
+        return make_error("the timeline's bins are not a time range");
+    for (const auto& k : t.ranks)
+        if (k.read_bytes.size() != t.bins || k.io_ns.size() != t.bins || k.critical_ns.size() != t.bins)
+            return make_error("a timeline row has not as many figures as bins");
+    return {};
+}
+
 // Drops, recursively, every object member that holds its type's default (0,
 // false, "", null, [], {}): reading fills in the default for a missing key,
 // and most of a report's figures are 0 (a file's write, stat and mmap rows,
@@ -233,15 +301,27 @@ Result<Report> decode_partial(std::string_view bytes) {
         return make_error("not an iolens report partial (no IOLPART1 header)");
     bytes.remove_prefix(kPartialMagic.size());
     try {
-        const auto j = nlohmann::json::from_cbor(bytes.begin(), bytes.end());
+        nlohmann::json j;
+        BoundedSax sax(j);
+        const bool ok =
+            nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::json::input_format_t::cbor);
+        if (sax.too_deep()) return make_error("a damaged report partial: nested deeper than a report is");
+        if (!ok) return make_error("a damaged report partial: not one CBOR object");
         if (!j.is_object() || !j.contains("version") || !j["version"].is_number_integer())
             return make_error("a report partial without a version");
         if (j["version"].get<int64_t>() != kPartialVersion)
             return make_error("a report partial of version " + std::to_string(j["version"].get<int64_t>()) +
                               ": this iolens reads version " + std::to_string(kPartialVersion) +
                               " (make it again with this iolens: iolens report --partial)");
-        if (!j.contains("report")) return make_error("a report partial without a report");
-        return report_of(j["report"]);
+        if (!j.contains("report") || !j["report"].is_object())
+            return make_error("a report partial without a report");
+        if (decoded_bytes(j["report"]) > kMaxDecodedBytes)
+            return make_error(
+                "a report partial whose tables would take more than 4 GiB: not one iolens wrote");
+        Report r = report_of(j["report"]);
+        if (auto c = check_timeline(r); !c)
+            return make_error("a damaged report partial: " + c.error().message);
+        return r;
     } catch (const std::exception& e) {
         return make_error(std::string("a damaged report partial: ") + e.what());
     }
