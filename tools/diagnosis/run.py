@@ -23,6 +23,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -109,6 +110,27 @@ def run_shell(cmd, what):
 # ------------------------------------------------------- memory cgroup
 
 
+def remove_cgroup(path):
+    """Removes a cgroup the runner made. A job left in it (its run timed out:
+    only the direct child was killed) is killed first, so that no process
+    keeps running throttled or limited and the group can go."""
+    for _ in range(50):
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as f:
+                for pid in f.read().split():
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 class MemoryCgroup:
     """A v1 memory cgroup (this machine's layout) or a cgroup2 directory with
     memory.max; the job joins it through a /bin/sh wrapper."""
@@ -143,12 +165,7 @@ class MemoryCgroup:
         return ["/bin/sh", "-c", script, "sh"] + argv
 
     def remove(self):
-        for _ in range(50):
-            try:
-                os.rmdir(self.path)
-                return
-            except OSError:
-                time.sleep(0.1)
+        remove_cgroup(self.path)
 
 
 # ------------------------------------------------- slow storage cgroup
@@ -228,12 +245,7 @@ class SlowStorage:
         return ["/bin/sh", "-c", script, "sh"] + argv
 
     def remove(self):
-        for _ in range(50):
-            try:
-                os.rmdir(self.path)
-                return
-            except OSError:
-                time.sleep(0.1)
+        remove_cgroup(self.path)
 
 
 def parse_size(text):
