@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <random>
 #include <string>
@@ -430,6 +431,57 @@ TEST(ReportBuilderFiles, SortedByBytesThenPathAndCapped) {
     EXPECT_EQ(capped.files_omitted, 2u);
     // The totals still count the omitted files.
     EXPECT_EQ(capped.totals[IOLENS_OP_READ].bytes, 20u);
+}
+
+// The listed files' tables are made from the DL log at the end
+// (report_builder.cpp, FileAccum); without the log they are kept as calls
+// come. Both give the same tables, also with files left out of the list.
+TEST(ReportBuilderFiles, TablesFromTheLogEqualTablesKeptLive) {
+    Stream s;
+    std::mt19937 rng(3);
+    for (uint64_t ino = 1; ino <= 40; ++ino) s.file(ino, "f" + std::to_string(ino) + std::string(1, '\0'));
+    for (int i = 0; i < 5000; ++i) {
+        const uint64_t ino = 1 + rng() % 40;
+        const int op = std::array{IOLENS_OP_READ, IOLENS_OP_READ, IOLENS_OP_WRITE, IOLENS_OP_OPEN,
+                                  IOLENS_OP_STAT}[rng() % 5];
+        const bool moves = op == IOLENS_OP_READ || op == IOLENS_OP_WRITE;
+        const int64_t ret = rng() % 17 == 0 ? -5 : moves ? static_cast<int64_t>(rng() % 70000) : 0;
+        s.call({.pid = 100 + static_cast<uint32_t>(rng() % 3),
+                .op = op,
+                .ret = ret,
+                .requested = moves ? 70000u : 0u,
+                .offset = moves ? (rng() % 100) * 4096 : IOLENS_NO_OFFSET,
+                .ino = ino,
+                .duration = 100 + rng() % 100000,
+                .path = rng() % 4 == 0 ? IOLENS_PATH_COPY : IOLENS_PATH_SYSCALL});
+    }
+    for (size_t max_files : {size_t{40}, size_t{7}}) {
+        const Report logged = build(s, {.max_files = max_files, .dl_attribution = true});
+        const Report live = build(s, {.max_files = max_files, .dl_attribution = false});
+        ASSERT_EQ(logged.files.size(), max_files);
+        ASSERT_EQ(live.files.size(), max_files);
+        for (size_t i = 0; i < max_files; ++i) {
+            const FileStats &a = logged.files[i], &b = live.files[i];
+            ASSERT_EQ(a.ino, b.ino) << i;
+            for (int op = 0; op < kOpCount; ++op) {
+                EXPECT_EQ(a.ops[op].calls, b.ops[op].calls);
+                EXPECT_EQ(a.ops[op].errors, b.ops[op].errors);
+                EXPECT_EQ(a.ops[op].bytes, b.ops[op].bytes);
+                EXPECT_EQ(a.ops[op].requested_bytes, b.ops[op].requested_bytes);
+                EXPECT_EQ(a.ops[op].time_ns, b.ops[op].time_ns);
+                EXPECT_TRUE(a.ops[op].latency_ns == b.ops[op].latency_ns);
+                EXPECT_TRUE(a.ops[op].size_bytes == b.ops[op].size_bytes);
+                for (int p = 0; p < kPathCount; ++p) {
+                    EXPECT_EQ(a.paths.by[p][op].calls, b.paths.by[p][op].calls) << p << " " << op;
+                    EXPECT_EQ(a.paths.by[p][op].bytes, b.paths.by[p][op].bytes) << p << " " << op;
+                }
+            }
+            EXPECT_GT(a.ops[IOLENS_OP_READ].calls, 0u);
+            EXPECT_EQ(a.sequential, b.sequential);
+            EXPECT_EQ(a.random, b.random);
+        }
+        EXPECT_EQ(logged.files_total, 40u);
+    }
 }
 
 TEST(ReportBuilderProcesses, ForkExecExit) {

@@ -44,7 +44,8 @@ uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
 
 void CallLog::push_back(const CallEvent& e) {
     if (blocks_.empty() || kBlockBytes - blocks_.back().used < kMaxRecordBytes) {
-        blocks_.push_back({std::make_unique<uint8_t[]>(kBlockBytes), 0, 0});
+        // Not zeroed: only the bytes written are ever read.
+        blocks_.push_back({std::make_unique_for_overwrite<uint8_t[]>(kBlockBytes), 0, 0});
     }
     Block& b = blocks_.back();
     uint8_t* const start = b.data.get() + b.used;

@@ -169,13 +169,13 @@ void DataReadLog::add(const CallEvent& e) {
     // A non-pass read: becomes its file's last read in the run; the previous
     // last (if it was not also the first) is no longer needed.
     const auto idx = static_cast<uint32_t>(run_.size());
-    auto [it, inserted] = run_files_.try_emplace(f, Ends{idx, idx});
+    auto [ends, inserted] = run_files_.try_emplace(f, Ends{idx, idx});
     if (!inserted) {
-        if (it->second.last != it->second.first) {
-            run_[it->second.last].file = kDead;
+        if (ends->last != ends->first) {
+            run_[ends->last].file = kDead;
             run_dead_++;
         }
-        it->second.last = idx;
+        ends->last = idx;
     }
     run_.push_back({e.start_ns, f, false});
     if (run_dead_ > 64 && run_dead_ * 2 > run_.size()) compact_run();
@@ -183,10 +183,10 @@ void DataReadLog::add(const CallEvent& e) {
 
 uint8_t DataReadLog::get_state(uint64_t key) {
     if (!have_last_ || key != last_key_) {
-        const auto it = state_.find(key);
+        const uint8_t* st = state_.find(key);
         have_last_ = true;
         last_key_ = key;
-        last_state_ = it == state_.end() ? 0 : it->second;
+        last_state_ = st ? *st : 0;
     }
     return last_state_;
 }
@@ -204,8 +204,8 @@ void DataReadLog::compact_run() {
     run_dead_ = 0;
     run_files_.clear();
     for (uint32_t i = 0; i < run_.size(); ++i) {
-        auto [it, inserted] = run_files_.try_emplace(run_[i].file, Ends{i, i});
-        if (!inserted) it->second.last = i;
+        auto [ends, inserted] = run_files_.try_emplace(run_[i].file, Ends{i, i});
+        if (!inserted) ends->last = i;
     }
 }
 
@@ -221,13 +221,13 @@ std::vector<DataRead> DataReadLog::finish() && {
     close_run();
     // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
     std::erase_if(out_, [&](const DataRead& r) {
-        auto it = passes_.find(r.file);
-        return it == passes_.end() || it->second < 2;
+        const uint32_t* n = passes_.find(r.file);
+        return !n || *n < 2;
     });
-    for (const auto& [f, end] : call_end_) {
-        const auto it = passes_.find(f);
-        if (it != passes_.end() && it->second >= 2) data_end_ns_ = std::max(data_end_ns_, end);
-    }
+    call_end_.for_each([&](uint32_t f, uint64_t end) {
+        const uint32_t* n = passes_.find(f);
+        if (n && *n >= 2) data_end_ns_ = std::max(data_end_ns_, end);
+    });
     return std::move(out_);
 }
 

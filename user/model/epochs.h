@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/dl_log.h"
+#include "util/flat_map.h"
 
 namespace iolens::model {
 
@@ -124,7 +125,7 @@ private:
     void close_run();
     void compact_run();
     const std::vector<bool>* data_file_;
-    std::unordered_map<uint64_t, uint8_t> state_;  // (pid << 32 | file) -> seen / opened
+    util::FlatMap<uint64_t, uint8_t> state_;  // (pid << 32 | file) -> seen / opened
     // The last key and its state, so that a worker's run of reads of one file
     // costs no lookups; a state is written to state_ only when it changes.
     bool have_last_ = false;
@@ -132,8 +133,8 @@ private:
     uint8_t last_state_ = 0;
     uint8_t get_state(uint64_t key);
     void set_state(uint64_t key, uint8_t s);
-    std::unordered_map<uint32_t, uint32_t> passes_;
-    std::unordered_map<uint32_t, uint64_t> call_end_;  // file -> end of its last call (read, close, ...)
+    util::FlatMap<uint32_t, uint32_t> passes_;
+    util::FlatMap<uint32_t, uint64_t> call_end_;  // file -> end of its last call (read, close, ...)
     uint64_t data_end_ns_ = 0;
     std::vector<DataRead> out_;  // kept reads before the current run
     // The current run of non-pass reads: its reads (dead ones have kDead as
@@ -144,7 +145,7 @@ private:
     struct Ends {
         uint32_t first, last;
     };
-    std::unordered_map<uint32_t, Ends> run_files_;
+    util::FlatMap<uint32_t, Ends> run_files_;  // cleared at every pass read: O(1)
 };
 
 // One rank's inferred epoch starts (the first is epoch 1's start), or empty

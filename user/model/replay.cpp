@@ -71,7 +71,14 @@ Result<void> Replay::apply(const recording::Chunk& chunk) {
 }
 
 Report Replay::finish(const std::string& partial_reason) const {
-    Report report = builder_.finish();
+    return mark_partial(builder_.finish(), partial_reason);
+}
+
+Report Replay::take(const std::string& partial_reason) {
+    return mark_partial(builder_.take(), partial_reason);
+}
+
+Report Replay::mark_partial(Report report, const std::string& partial_reason) const {
     std::string reason = partial_reason;
     if (reason.empty() && !problem_.empty()) reason = problem_;
     if (reason.empty() && !saw_end_)
@@ -98,7 +105,7 @@ Result<Report> load_recording(const std::string& path, BuilderOptions options,
                           (outcome->problem.empty() ? chunk_problem : outcome->problem));
     std::string reason = outcome->problem;
     if (reason.empty()) reason = chunk_problem;
-    return replay.finish(reason);
+    return replay.take(reason);
 }
 
 }  // namespace iolens::model

@@ -24,8 +24,12 @@ public:
     // The report; marks it partial with `partial_reason` if the recording did
     // not end with an END chunk or reading stopped early.
     Report finish(const std::string& partial_reason = "") const;
+    // As finish(), for the last report: frees what the builder held as soon
+    // as the report no longer needs it (a lower peak); the Replay is spent.
+    Report take(const std::string& partial_reason = "");
 
 private:
+    Report mark_partial(Report report, const std::string& partial_reason) const;
     ReportBuilder builder_;
     CaptureInfo capture_;
     bool saw_meta_ = false;

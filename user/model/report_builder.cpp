@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "model/readahead_judge.h"
 #include "model/record_text.h"
 #include "model/record_walk.h"
+#include "util/flat_map.h"
 
 namespace iolens::model {
 
@@ -31,22 +33,27 @@ struct Key {
     bool operator==(const Key&) const = default;
 };
 struct KeyHash {
-    size_t operator()(const Key& k) const {
+    uint64_t operator()(const Key& k) const {
         uint64_t h = k.b ^ (k.a * 0x9e3779b97f4a7c15ull);
         h ^= h >> 32;
         h *= 0xd6e8feb86659fd93ull;
-        h ^= h >> 32;
-        return static_cast<size_t>(h);
+        h ^= h >> 29;
+        return h * 0x9e3779b97f4a7c15ull;  // good high bits: FlatMap takes them
     }
 };
 
 Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
 Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) { return {uint64_t{pid} << 32 | dev, ino}; }
 
-// A file's figures while the capture is read. As FileStats, but only the
-// syscall classes the file saw have an OpStats (176 bytes each, two
-// histograms): a data file sees 3 or 4 of the 9, and a training job may
-// touch millions of files. FileStats is made for the listed ones only.
+// A file's figures while the capture is read. Its calls' OpStats (176 bytes
+// each, two histograms) are not kept while the capture is read when they can
+// be made at the end: a training job may touch millions of files, only
+// BuilderOptions::max_files are listed, and which ones is known only at the
+// end. A file whose calls are in the DL log (dl_index set) is counted there
+// only by its bytes and calls, for the ranking; finish() accounts the listed
+// ones' calls from the log, in the same order, so their tables are the same.
+// Without the log (dl_attribution off, or more than 2M files) a file's
+// OpStats are kept as its calls come, for the syscall classes it saw.
 struct FileAccum {
     std::string path;
     uint32_t dev = 0;
@@ -61,41 +68,39 @@ struct FileAccum {
     std::vector<ReadSpan> reads;
     std::vector<ReadaheadSpan> readahead;
     bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
-    std::array<std::unique_ptr<OpStats>, kOpCount> ops;
+    uint64_t calls = 0;
+    uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
+    // Kept as calls come only for a file not in the DL log (see above).
+    std::unique_ptr<std::array<std::unique_ptr<OpStats>, kOpCount>> ops;
     std::unique_ptr<PathTable> paths;   // once a call took a path other than syscalls
     std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
 
-    OpStats& op(int i) {
-        if (!ops[i]) ops[i] = std::make_unique<OpStats>();
-        return *ops[i];
+    bool in_log() const { return dl_index < CallEvent::kNoFile; }
+    void account_live(int i, const CallEvent& e) {
+        if (!ops) ops = std::make_unique<std::array<std::unique_ptr<OpStats>, kOpCount>>();
+        auto& o = (*ops)[i];
+        if (!o) o = std::make_unique<OpStats>();
+        account(*o, e);
     }
-    // rw_bytes(FileStats::ops): read + write bytes.
-    uint64_t rw_bytes() const {
-        return (ops[IOLENS_OP_READ] ? ops[IOLENS_OP_READ]->bytes : 0) +
-               (ops[IOLENS_OP_WRITE] ? ops[IOLENS_OP_WRITE]->bytes : 0);
-    }
-    // A call (an OpStats exists only once one was counted) or page-cache activity.
-    bool touched() const {
-        if (!page_cache.empty()) return true;
-        for (const auto& o : ops)
-            if (o && o->calls != 0) return true;
-        return false;
-    }
+    // A call or page-cache activity.
+    bool touched() const { return calls != 0 || !page_cache.empty(); }
     // pending: accesses still waiting in their streams' windows, judged.
+    // Without the OpStats of a file in the log (finish() adds them) and
+    // without paths.complete(), which needs them.
     FileStats stats(const AccessCounts& pending) const {
         FileStats f;
         f.path = path;
         f.dev = dev;
         f.ino = ino;
         f.size = size;
-        for (int i = 0; i < kOpCount; ++i)
-            if (ops[i]) f.ops[i] = *ops[i];
+        if (ops)
+            for (int i = 0; i < kOpCount; ++i)
+                if ((*ops)[i]) f.ops[i] = *(*ops)[i];
         f.sequential = access.sequential + pending.sequential;
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
         f.software = software_path(path);
         if (paths) f.paths = *paths;
-        f.paths.complete(f.ops);
         if (async) f.async = async->stats();
         return f;
     }
@@ -109,7 +114,10 @@ struct ReportBuilder::State {
     std::unordered_map<uint32_t, ProcessStats> processes;
     std::vector<ProcessStats> retired;                     // exited processes whose pid was reused later
     std::unordered_map<uint32_t, AsyncDepth> async_depth;  // by pid: processes with async requests
-    std::unordered_map<Key, FileAccum, KeyHash> files;
+    // Files and streams live in deques (addresses stable: AccessJudge and the
+    // one-entry caches below point into them), found through flat maps.
+    std::deque<FileAccum> files;
+    util::FlatMap<Key, uint32_t, KeyHash> file_at;
     // Per (pid, dev, ino) -- one process's use of one file -- in one node
     // (a job may have a million such pairs): where its previous read/write
     // ended (sequential vs random), and the bytes its reads brought into the
@@ -120,7 +128,8 @@ struct ReportBuilder::State {
         uint64_t prefetched = 0;
         ReadSpan reads;  // the run of adjacent reads going on (hi 0: none)
     };
-    std::unordered_map<Key, Stream, KeyHash> streams;
+    std::deque<Stream> streams;
+    util::FlatMap<Key, uint32_t, KeyHash> stream_at;
     AccessJudge access;  // sequential vs random, in start order (access_pattern.h)
     PageCacheStats page_cache;
     BlockAccumulator block;
@@ -131,8 +140,8 @@ struct ReportBuilder::State {
     DlLog log;              // compact events for ranks, epochs and stalls (dl_log.h)
     EnvByPid env;
     // One-entry caches: a process issues its calls in runs, mostly on one
-    // file, so most events skip the hash lookups. unordered_map nodes never
-    // move, so the pointers stay valid.
+    // file, so most events skip the hash lookups. unordered_map nodes and
+    // deque elements never move, so the pointers stay valid.
     uint32_t last_pid = 0;
     ProcessStats* last_process = nullptr;
     Key last_file{};
@@ -143,7 +152,9 @@ struct ReportBuilder::State {
     Stream& stream(const Key& k) {
         if (last_stream && last_stream_key == k) return *last_stream;
         last_stream_key = k;
-        last_stream = &streams[k];
+        auto [at, inserted] = stream_at.try_emplace(k, static_cast<uint32_t>(streams.size()));
+        if (inserted) streams.emplace_back();
+        last_stream = &streams[*at];
         return *last_stream;
     }
 
@@ -159,14 +170,15 @@ struct ReportBuilder::State {
     FileAccum& file(uint32_t dev, uint64_t ino) {
         const Key k = file_key(dev, ino);
         if (last_file_stats && last_file == k) return *last_file_stats;
-        auto [it, inserted] = files.try_emplace(k);
+        auto [at, inserted] = file_at.try_emplace(k, static_cast<uint32_t>(files.size()));
         if (inserted) {
-            it->second.dev = dev;
-            it->second.ino = ino;
+            FileAccum& f = files.emplace_back();
+            f.dev = dev;
+            f.ino = ino;
         }
         last_file = k;
-        last_file_stats = &it->second;
-        return it->second;
+        last_file_stats = &files[*at];
+        return *last_file_stats;
     }
 
     // has_cache: the record carries the page-cache fields (not a
@@ -186,6 +198,9 @@ struct ReportBuilder::State {
     void on_marker(const iolens_marker_rec& r);
     void on_offcpu(const iolens_offcpu_rec& r);
     void on_unknown(uint16_t) { skipped++; }  // a record type from a newer kernel side
+    // release: free the streams and files once read (ReportBuilder::take);
+    // otherwise nothing is changed.
+    Report finish(bool release);
 };
 
 void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
@@ -225,7 +240,11 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     const bool async = path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING;
     if (async) async_depth[r.pid].add(r.start_ns, r.duration_ns);
     if (!f) return;
-    account(f->op(r.op), e);
+    f->calls++;
+    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) &&
+        !e.has(CallEvent::kError))
+        f->rw_bytes += e.bytes;
+    if (!f->in_log()) f->account_live(r.op, e);
     if (async) {
         if (!f->async) f->async = std::make_unique<AsyncDepth>();
         f->async->add(r.start_ns, r.duration_ns);
@@ -398,21 +417,28 @@ void charge_readahead(PageCacheStats& s, const ReadaheadSpan& span, uint64_t unr
 
 void ReportBuilder::State::judge_readahead(Report& out,
                                            std::vector<std::pair<size_t, uint64_t>>& unused_events) const {
-    // The runs of reads still going on when the capture ended, by file.
-    std::unordered_map<Key, std::vector<ReadSpan>, KeyHash> open;
-    for (const auto& [k, st] : streams)
-        if (st.reads.hi != 0) open[file_key(static_cast<uint32_t>(k.a), k.b)].push_back(st.reads);
+    // The runs of reads still going on when the capture ended, of the files
+    // judged (by index in files).
+    const auto judged = [](const FileAccum& f) { return !f.readahead.empty() && !f.reads_clipped; };
+    std::unordered_map<uint32_t, std::vector<ReadSpan>> open;
+    stream_at.for_each([&](const Key& k, uint32_t si) {
+        const Stream& st = streams[si];
+        if (st.reads.hi == 0) return;
+        const uint32_t* fi = file_at.find(file_key(static_cast<uint32_t>(k.a), k.b));
+        if (fi && judged(files[*fi])) open[*fi].push_back(st.reads);
+    });
     std::unordered_map<uint32_t, ProcessStats*> by_pid;
     for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
     std::unordered_map<Key, FileStats*, KeyHash> listed;
     for (auto& f : out.files) listed[file_key(f.dev, f.ino)] = &f;
-    for (const auto& [k, f] : files) {
-        if (f.readahead.empty() || f.reads_clipped) continue;
+    for (uint32_t fi = 0; fi < files.size(); ++fi) {
+        const FileAccum& f = files[fi];
+        if (!judged(f)) continue;
         std::vector<ReadSpan> reads = f.reads;
-        if (auto it = open.find(k); it != open.end())
+        if (auto it = open.find(fi); it != open.end())
             reads.insert(reads.end(), it->second.begin(), it->second.end());
         const std::vector<uint64_t> unread = model::judge_readahead(reads, f.readahead);
-        auto lf = listed.find(k);
+        auto lf = listed.find(file_key(f.dev, f.ino));
         for (size_t i = 0; i < unread.size(); ++i) {
             const ReadaheadSpan& span = f.readahead[i];
             if (unread[i] == 0) continue;
@@ -427,8 +453,11 @@ void ReportBuilder::State::judge_readahead(Report& out,
     std::sort(unused_events.begin(), unused_events.end());
 }
 
-Report ReportBuilder::finish() const {
-    const State& s = *state_;
+Report ReportBuilder::finish() const { return state_->finish(false); }
+Report ReportBuilder::take() { return state_->finish(true); }
+
+Report ReportBuilder::State::finish(bool release) {
+    State& s = *this;
     Report r;
     r.capture = s.capture;
     r.page_cache = s.page_cache;
@@ -464,12 +493,12 @@ Report ReportBuilder::finish() const {
     // pointers, copy the top max_files only: there may be millions of files.
     std::vector<const FileAccum*> ranked;
     ranked.reserve(s.files.size());
-    for (const auto& [key, f] : s.files)
+    for (const FileAccum& f : s.files)
         if (f.touched()) ranked.push_back(&f);
     // Bytes descending, then path; files never named (empty path) after the
     // named ones, by device and inode, so the order is deterministic.
     const auto order = [](const FileAccum* a, const FileAccum* b) {
-        const uint64_t ba = a->rw_bytes(), bb = b->rw_bytes();
+        const uint64_t ba = a->rw_bytes, bb = b->rw_bytes;
         if (ba != bb) return ba > bb;
         if (a->path.empty() != b->path.empty()) return b->path.empty();
         if (a->path != b->path) return a->path < b->path;
@@ -486,21 +515,47 @@ Report ReportBuilder::finish() const {
     // used have one), by file.
     std::unordered_map<const AccessCounts*, AccessCounts> pending;
     for (const auto& [counts, c] : s.access.pending()) pending[counts] += c;
+    // The listed files' calls in the DL log, accounted in log (record) order
+    // as they would have been while reading: slot of each log file index.
+    std::vector<uint32_t> slot_of;
     for (size_t i = 0; i < keep; ++i) {
         const auto it = pending.find(&ranked[i]->access);
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
         if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
+        if (ranked[i]->in_log()) {
+            if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
+            slot_of[ranked[i]->dl_index] = static_cast<uint32_t>(i);
+        }
     }
+    if (!slot_of.empty()) {
+        CallLog::Cursor cur(s.log.calls);
+        for (CallEvent e; cur.next(e);) {
+            const uint32_t fi = e.file();
+            if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
+                account(r.files[slot_of[fi]].ops[e.op()], e);
+        }
+    }
+    for (auto& f : r.files) f.paths.complete(f.ops);
     std::vector<std::pair<size_t, uint64_t>> unused_events;
     s.judge_readahead(r, unused_events);
+    if (release) {
+        s.last_stream = nullptr;
+        std::deque<Stream>().swap(s.streams);
+        s.stream_at = util::FlatMap<Key, uint32_t, KeyHash>();
+    }
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.page_cache_unused = std::move(unused_events);
         in.timeline_bins = s.options.timeline_bins;
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
-            auto it = s.files.find(file_key(id.dev, id.ino));
-            in.file_paths.push_back(it == s.files.end() ? std::string() : it->second.path);
+            const uint32_t* fi = s.file_at.find(file_key(id.dev, id.ino));
+            in.file_paths.push_back(fi ? s.files[*fi].path : std::string());
+        }
+        if (release) {
+            s.last_file_stats = nullptr;
+            std::deque<FileAccum>().swap(s.files);
+            s.file_at = util::FlatMap<Key, uint32_t, KeyHash>();
         }
         attribute_dl(r, in);
     }

@@ -60,6 +60,10 @@ public:
                                        // kinds (newer kernel side)
 
     Report finish() const;
+    // As finish(), for the last report: what it no longer needs (streams,
+    // files) is freed as soon as it has been read, so the peak is lower; the
+    // builder is spent.
+    Report take();
 
 private:
     struct State;

@@ -40,7 +40,11 @@ void StartOrder::push(const CallEvent& e, uint32_t tag) {
 void StartOrder::add_to(uint32_t li, const Item& item) {
     Lane& l = lanes_[li];
     const bool was_empty = l.empty();
-    if (l.ring.empty()) std::swap(l.ring, spare_);
+    if (l.ring.empty() && !spares_.empty()) {
+        l.ring = std::move(spares_.back());
+        spares_.pop_back();
+        spare_items_ -= l.ring.size();
+    }
     l.push_back(item);
     if (was_empty) {
         heap_.push_back({item.e.start_ns, item.seq, li});
@@ -77,9 +81,14 @@ void StartOrder::pop() {
     l.pop_front();
     size_--;
     if (l.empty()) {
-        // Its ring goes back to the spare (the larger one is kept): memory
-        // follows the calls buffered, not every thread ever seen.
-        if (l.ring.size() > spare_.size()) std::swap(l.ring, spare_);
+        // Its ring goes to the spares for the next lane that fills (threads
+        // take turns: allocating a ring each time was a tenth of the walk),
+        // up to as many calls as the buffer holds: memory follows the calls
+        // buffered, not every thread ever seen.
+        if (spare_items_ + l.ring.size() <= capacity_) {
+            spare_items_ += l.ring.size();
+            spares_.push_back(std::move(l.ring));
+        }
         l.ring = {};
         heap_.front() = heap_.back();
         heap_.pop_back();

@@ -18,7 +18,8 @@
 // time). A call older than its lane's newest (not expected, but not assumed
 // away) is inserted in place, so each lane stays sorted and the calls handed
 // on, and when, are exactly what a single heap would give. A lane that
-// empties gives its ring up (one spare is kept for the next lane), so memory
+// empties gives its ring up (spares up to the buffer's capacity are kept
+// for the next lanes), so memory
 // follows the calls buffered, not the number of threads the job ever had.
 #include <cstddef>
 #include <cstdint>
@@ -69,7 +70,8 @@ private:
     size_t capacity_;
     Sink sink_;
     std::vector<Lane> lanes_;
-    std::vector<Item> spare_;                         // the ring of a lane that emptied, for the next one
+    std::vector<std::vector<Item>> spares_;           // rings of lanes that emptied, for the next ones
+    size_t spare_items_ = 0;                          // their capacity, at most capacity_
     std::unordered_map<uint64_t, uint32_t> lane_of_;  // (pid << 32 | tid) -> index in lanes_
     uint64_t last_key_ = 0;
     uint32_t last_lane_ = UINT32_MAX;
