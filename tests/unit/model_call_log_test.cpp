@@ -297,7 +297,7 @@ TEST(DataReadLog, KeepsASubsequenceThatInfersTheSameEpochs) {
 
         DataReadLog log(data_file);
         for (const auto& c : calls) log.add(c);
-        const std::vector<DataRead> kept = std::move(log).finish();
+        const DataReads kept = std::move(log).finish();
         const std::vector<DataRead> full = data_reads_full(calls, data_file);
         // A subsequence of the full reads...
         size_t j = 0;

@@ -217,7 +217,7 @@ void DataReadLog::close_run() {
     run_files_.clear();
 }
 
-std::vector<DataRead> DataReadLog::finish() && {
+DataReads DataReadLog::finish() && {
     close_run();
     // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
     std::erase_if(out_, [&](const DataRead& r) {
@@ -239,8 +239,8 @@ std::vector<uint64_t> infer_epoch_starts(const std::vector<const CallEvent*>& ca
     return infer_epoch_starts(std::move(log).finish(), respawns);
 }
 
-std::vector<uint64_t> infer_epoch_starts(const std::vector<DataRead>& reads,
-                                         const std::vector<uint64_t>& respawns, bool* too_few_files) {
+std::vector<uint64_t> infer_epoch_starts(const DataReads& reads, const std::vector<uint64_t>& respawns,
+                                         bool* too_few_files) {
     if (reads.empty()) return {};
     // Membership by stamp: file f is in the current set when cur[f] == cur_id.
     std::unordered_map<uint32_t, uint32_t> cur, fresh_set;

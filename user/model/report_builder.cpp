@@ -117,19 +117,25 @@ struct ReportBuilder::State {
     // Files and streams live in deques (addresses stable: AccessJudge and the
     // one-entry caches below point into them), found through flat maps.
     std::deque<FileAccum> files;
-    util::FlatMap<Key, uint32_t, KeyHash> file_at;
+    util::FlatIndex<Key, KeyHash> file_at;
     // Per (pid, dev, ino) -- one process's use of one file -- in one node
     // (a job may have a million such pairs): where its previous read/write
     // ended (sequential vs random), and the bytes its reads brought into the
     // cache not yet returned (split_read). Reads without file identity are
     // one stream per process, under dev = ino = 0.
     struct Stream {
+        Key key;
         AccessStream access;
         uint64_t prefetched = 0;
         ReadSpan reads;  // the run of adjacent reads going on (hi 0: none)
     };
     std::deque<Stream> streams;
-    util::FlatMap<Key, uint32_t, KeyHash> stream_at;
+    util::FlatIndex<Key, KeyHash> stream_at;
+    Key stream_key(uint32_t i) const { return streams[i].key; }
+    Key file_key_of(uint32_t i) const { return file_key(files[i].dev, files[i].ino); }
+    uint32_t find_file(const Key& k) const {
+        return file_at.find(k, [this](uint32_t i) { return file_key_of(i); });
+    }
     AccessJudge access;  // sequential vs random, in start order (access_pattern.h)
     PageCacheStats page_cache;
     BlockAccumulator block;
@@ -152,9 +158,14 @@ struct ReportBuilder::State {
     Stream& stream(const Key& k) {
         if (last_stream && last_stream_key == k) return *last_stream;
         last_stream_key = k;
-        auto [at, inserted] = stream_at.try_emplace(k, static_cast<uint32_t>(streams.size()));
-        if (inserted) streams.emplace_back();
-        last_stream = &streams[*at];
+        const auto key_of = [this](uint32_t i) { return stream_key(i); };
+        uint32_t at = stream_at.find(k, key_of);
+        if (at == util::FlatIndex<Key, KeyHash>::kNone) {
+            at = static_cast<uint32_t>(streams.size());
+            streams.emplace_back().key = k;
+            stream_at.insert(k, at, key_of);
+        }
+        last_stream = &streams[at];
         return *last_stream;
     }
 
@@ -170,14 +181,16 @@ struct ReportBuilder::State {
     FileAccum& file(uint32_t dev, uint64_t ino) {
         const Key k = file_key(dev, ino);
         if (last_file_stats && last_file == k) return *last_file_stats;
-        auto [at, inserted] = file_at.try_emplace(k, static_cast<uint32_t>(files.size()));
-        if (inserted) {
+        uint32_t at = find_file(k);
+        if (at == util::FlatIndex<Key, KeyHash>::kNone) {
+            at = static_cast<uint32_t>(files.size());
             FileAccum& f = files.emplace_back();
             f.dev = dev;
             f.ino = ino;
+            file_at.insert(k, at, [this](uint32_t i) { return file_key_of(i); });
         }
         last_file = k;
-        last_file_stats = &files[*at];
+        last_file_stats = &files[at];
         return *last_file_stats;
     }
 
@@ -421,12 +434,11 @@ void ReportBuilder::State::judge_readahead(Report& out,
     // judged (by index in files).
     const auto judged = [](const FileAccum& f) { return !f.readahead.empty() && !f.reads_clipped; };
     std::unordered_map<uint32_t, std::vector<ReadSpan>> open;
-    stream_at.for_each([&](const Key& k, uint32_t si) {
-        const Stream& st = streams[si];
-        if (st.reads.hi == 0) return;
-        const uint32_t* fi = file_at.find(file_key(static_cast<uint32_t>(k.a), k.b));
-        if (fi && judged(files[*fi])) open[*fi].push_back(st.reads);
-    });
+    for (const Stream& st : streams) {
+        if (st.reads.hi == 0) continue;
+        const uint32_t fi = find_file(file_key(static_cast<uint32_t>(st.key.a), st.key.b));
+        if (fi != util::FlatIndex<Key, KeyHash>::kNone && judged(files[fi])) open[fi].push_back(st.reads);
+    }
     std::unordered_map<uint32_t, ProcessStats*> by_pid;
     for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
     std::unordered_map<Key, FileStats*, KeyHash> listed;
@@ -541,7 +553,7 @@ Report ReportBuilder::State::finish(bool release) {
     if (release) {
         s.last_stream = nullptr;
         std::deque<Stream>().swap(s.streams);
-        s.stream_at = util::FlatMap<Key, uint32_t, KeyHash>();
+        s.stream_at = util::FlatIndex<Key, KeyHash>();
     }
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
@@ -549,13 +561,14 @@ Report ReportBuilder::State::finish(bool release) {
         in.timeline_bins = s.options.timeline_bins;
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
-            const uint32_t* fi = s.file_at.find(file_key(id.dev, id.ino));
-            in.file_paths.push_back(fi ? s.files[*fi].path : std::string());
+            const uint32_t fi = s.find_file(file_key(id.dev, id.ino));
+            in.file_paths.push_back(fi != util::FlatIndex<Key, KeyHash>::kNone ? s.files[fi].path
+                                                                               : std::string());
         }
         if (release) {
             s.last_file_stats = nullptr;
             std::deque<FileAccum>().swap(s.files);
-            s.file_at = util::FlatMap<Key, uint32_t, KeyHash>();
+            s.file_at = util::FlatIndex<Key, KeyHash>();
         }
         attribute_dl(r, in);
     }

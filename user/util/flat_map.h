@@ -6,7 +6,7 @@
 // entry and a pointer chase per lookup: with 200,000 files and a million
 // streams those were a third of its time and most of its memory
 // (docs/benchmarks-report.md). Here the entries sit in one array, probed
-// linearly from a multiplicative hash; the table doubles at 1/2 load.
+// linearly from a multiplicative hash; the table doubles at 3/4 load.
 //
 // What it is not: no erase, and entries move when the table grows, so a
 // pointer from find()/try_emplace() is valid only until the next insert.
@@ -39,22 +39,22 @@ public:
         if (size_ == 0) return nullptr;
         for (size_t i = slot(k);; i = (i + 1) & mask_) {
             if (gen_of_[i] != gen_) return nullptr;
-            if (slots_[i].first == k) return &slots_[i].second;
+            if (keys_[i] == k) return &vals_[i];
         }
     }
     const V* find(const K& k) const { return const_cast<FlatMap*>(this)->find(k); }
 
     // The value of k, made from v when k was absent (second: inserted).
     std::pair<V*, bool> try_emplace(const K& k, const V& v = V{}) {
-        if ((size_ + 1) * 2 > slots_.size()) grow();
+        if ((size_ + 1) * 4 > keys_.size() * 3) grow();
         size_t i = slot(k);
         for (; gen_of_[i] == gen_; i = (i + 1) & mask_)
-            if (slots_[i].first == k) return {&slots_[i].second, false};
+            if (keys_[i] == k) return {&vals_[i], false};
         gen_of_[i] = gen_;
-        slots_[i].first = k;
-        slots_[i].second = v;
+        keys_[i] = k;
+        vals_[i] = v;
         size_++;
-        return {&slots_[i].second, true};
+        return {&vals_[i], true};
     }
     V& operator[](const K& k) { return *try_emplace(k).first; }
 
@@ -62,7 +62,7 @@ public:
         if (size_ == 0) return;
         size_ = 0;
         if (++gen_ == 0) {  // wrapped: every slot marked free again
-            std::memset(gen_of_.data(), 0, gen_of_.size() * sizeof gen_of_[0]);
+            std::memset(gen_of_.data(), 0, gen_of_.size());
             gen_ = 1;
         }
     }
@@ -71,36 +71,100 @@ public:
     template <class Fn>
     void for_each(Fn&& fn) const {
         if (size_ == 0) return;
-        for (size_t i = 0; i < slots_.size(); ++i)
-            if (gen_of_[i] == gen_) fn(slots_[i].first, slots_[i].second);
+        for (size_t i = 0; i < keys_.size(); ++i)
+            if (gen_of_[i] == gen_) fn(keys_[i], vals_[i]);
     }
 
 private:
     size_t slot(const K& k) const { return static_cast<size_t>(Hash{}(k) >> shift_) & mask_; }
     void grow() {
-        const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
-        std::vector<std::pair<K, V>> old = std::move(slots_);
-        std::vector<uint32_t> old_gen = std::move(gen_of_);
-        const uint32_t og = gen_;
-        slots_.assign(n, {});
+        const size_t n = keys_.empty() ? 16 : keys_.size() * 2;
+        std::vector<K> old_keys = std::move(keys_);
+        std::vector<V> old_vals = std::move(vals_);
+        std::vector<uint8_t> old_gen = std::move(gen_of_);
+        const uint8_t og = gen_;
+        keys_.assign(n, K{});
+        vals_.assign(n, V{});
         gen_of_.assign(n, 0);
         gen_ = 1;
         mask_ = n - 1;
         shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(n));
-        size_ = 0;
-        for (size_t i = 0; i < old.size(); ++i)
+        for (size_t i = 0; i < old_keys.size(); ++i)
             if (old_gen[i] == og) {
-                size_t j = slot(old[i].first);
+                size_t j = slot(old_keys[i]);
                 while (gen_of_[j] == gen_) j = (j + 1) & mask_;
                 gen_of_[j] = gen_;
-                slots_[j] = std::move(old[i]);
-                size_++;
+                keys_[j] = old_keys[i];
+                vals_[j] = std::move(old_vals[i]);
             }
     }
 
-    std::vector<std::pair<K, V>> slots_;
-    std::vector<uint32_t> gen_of_;  // slot i is in use when gen_of_[i] == gen_
-    uint32_t gen_ = 1;
+    // Keys, values and marks in separate arrays: a u64 -> u8 map costs 10
+    // bytes a slot, at most 3/4 full.
+    std::vector<K> keys_;
+    std::vector<V> vals_;
+    std::vector<uint8_t> gen_of_;  // slot i is in use when gen_of_[i] == gen_
+    uint8_t gen_ = 1;
+    size_t mask_ = 0;
+    unsigned shift_ = 64;
+    size_t size_ = 0;
+};
+
+// An index over values kept elsewhere (a std::deque, addresses stable): a
+// table of (value index, 32 bits of the key's hash), probed linearly; a
+// probe reads the value's key only when the hash bits match. 8 bytes a
+// slot, at most 3/4 full: for a million streams of 72 bytes each the index
+// costs 16 MiB, where a map holding keys and values took 117.
+template <class K, class Hash>
+class FlatIndex {
+public:
+    static constexpr uint32_t kNone = UINT32_MAX;
+
+    // The index of the value whose key is k, or kNone. key_of(i): the key
+    // of value i.
+    template <class KeyOf>
+    uint32_t find(const K& k, const KeyOf& key_of) const {
+        if (size_ == 0) return kNone;
+        const uint64_t h = Hash{}(k);
+        const auto tag = static_cast<uint32_t>(h);
+        for (size_t i = slot(h);; i = (i + 1) & mask_) {
+            const Slot& s = slots_[i];
+            if (s.index == kNone) return kNone;
+            if (s.tag == tag && key_of(s.index) == k) return s.index;
+        }
+    }
+    // Adds value index `index` under k, which must not be there yet.
+    template <class KeyOf>
+    void insert(const K& k, uint32_t index, const KeyOf& key_of) {
+        if ((size_ + 1) * 4 > slots_.size() * 3) grow(key_of);
+        place(Hash{}(k), index);
+        size_++;
+    }
+    size_t size() const { return size_; }
+
+private:
+    struct Slot {
+        uint32_t index = kNone;
+        uint32_t tag = 0;
+    };
+    size_t slot(uint64_t h) const { return static_cast<size_t>(h >> shift_) & mask_; }
+    void place(uint64_t h, uint32_t index) {
+        size_t i = slot(h);
+        while (slots_[i].index != kNone) i = (i + 1) & mask_;
+        slots_[i] = {index, static_cast<uint32_t>(h)};
+    }
+    template <class KeyOf>
+    void grow(const KeyOf& key_of) {
+        const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
+        std::vector<Slot> old = std::move(slots_);
+        slots_.assign(n, Slot{});
+        mask_ = n - 1;
+        shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(n));
+        for (const Slot& s : old)
+            if (s.index != kNone) place(Hash{}(key_of(s.index)), s.index);
+    }
+
+    std::vector<Slot> slots_;
     size_t mask_ = 0;
     unsigned shift_ = 64;
     size_t size_ = 0;
