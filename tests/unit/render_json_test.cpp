@@ -177,3 +177,22 @@ TEST(JsonRenderer, TextIsPrettyParseableAndSurvivesNonUtf8Names) {
     EXPECT_EQ(back.at("files")[0].at("path").at("text"), "/data/bad\\xff\\xfename");
     EXPECT_EQ(back.at("schema"), "iolens.report");
 }
+
+// report_to_json_text writes the files one at a time into the document
+// without them: the text must be exactly the whole document's dump.
+TEST(JsonRenderer, TextWithFilesSplicedInIsTheWholeDocumentsDump) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{3}}) {
+        Report r = fixture();
+        FileStats f = r.files.at(0);
+        r.files.clear();
+        for (size_t i = 0; i < n; ++i) {
+            f.path = i == 1 ? std::string("/data/bad\xff name\n\"quoted\"") : "/data/f" + std::to_string(i);
+            f.ino = 10 + i;
+            f.ops[IOLENS_OP_READ].latency_ns.add(1000 * (i + 1));
+            r.files.push_back(f);
+        }
+        const std::string whole =
+            report_to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+        EXPECT_EQ(report_to_json_text(r), whole) << n << " files";
+    }
+}

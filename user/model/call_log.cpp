@@ -1,5 +1,10 @@
 #include "model/call_log.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
+
 namespace iolens::model {
 
 namespace {
@@ -45,7 +50,10 @@ uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
 void CallLog::push_back(const CallEvent& e) {
     if (blocks_.empty() || kBlockBytes - blocks_.back().used < kMaxRecordBytes) {
         // Not zeroed: only the bytes written are ever read.
-        blocks_.push_back({std::make_unique_for_overwrite<uint8_t[]>(kBlockBytes), 0, 0});
+        void* p = std::aligned_alloc(kBlockBytes, kBlockBytes);
+        if (!p) throw std::bad_alloc();
+        madvise(p, kBlockBytes, MADV_HUGEPAGE);  // a hint: without THP, plain pages
+        blocks_.push_back({std::unique_ptr<uint8_t[], Block::Free>(static_cast<uint8_t*>(p)), 0, 0});
     }
     Block& b = blocks_.back();
     uint8_t* const start = b.data.get() + b.used;
@@ -77,6 +85,8 @@ void CallLog::push_back(const CallEvent& e) {
     count_++;
     prev_ = e;
 }
+
+void CallLog::Block::Free::operator()(uint8_t* p) const { std::free(p); }
 
 size_t CallLog::bytes() const { return blocks_.size() * kBlockBytes; }
 

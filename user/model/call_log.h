@@ -42,13 +42,19 @@ public:
         CallEvent prev_{};
     };
 
-    static constexpr size_t kBlockBytes = 1u << 20;
+    // 2 MiB blocks, aligned and advised as transparent huge pages where the
+    // kernel offers them (madvise mode): one page fault per block instead of
+    // 512 (on a VM a fault is dear: 10 M calls were ~36,000 of them).
+    static constexpr size_t kBlockBytes = 2u << 20;
     // Largest encoding of one call: flags + 10 varints of at most 10 bytes.
     static constexpr size_t kMaxRecordBytes = 1 + 10 * 10;
 
 private:
     struct Block {
-        std::unique_ptr<uint8_t[]> data;
+        struct Free {
+            void operator()(uint8_t* p) const;
+        };
+        std::unique_ptr<uint8_t[], Free> data;
         size_t used = 0;
         uint64_t calls = 0;
     };

@@ -243,7 +243,7 @@ std::vector<uint64_t> infer_epoch_starts(const DataReads& reads, const std::vect
                                          bool* too_few_files) {
     if (reads.empty()) return {};
     // Membership by stamp: file f is in the current set when cur[f] == cur_id.
-    std::unordered_map<uint32_t, uint32_t> cur, fresh_set;
+    util::FlatMap<uint32_t, uint32_t> cur, fresh_set;
     uint32_t cur_id = 1, tent_id = 0;
     size_t cur_size = 0, prev_size = 0;
     bool tentative = false;
@@ -254,8 +254,8 @@ std::vector<uint64_t> infer_epoch_starts(const DataReads& reads, const std::vect
     std::vector<uint64_t> starts;
 
     const auto in_cur = [&](uint32_t f) {
-        auto it = cur.find(f);
-        return it != cur.end() && it->second == cur_id;
+        const uint32_t* id = cur.find(f);
+        return id && *id == cur_id;
     };
     const auto confirm = [&] {
         if (starts.empty()) starts.push_back(snap(reads.front().t, std::nullopt, respawns));
@@ -291,9 +291,9 @@ std::vector<uint64_t> infer_epoch_starts(const DataReads& reads, const std::vect
                 fresh = 0;
             }
         } else if (r.pass) {
-            auto [it, inserted] = fresh_set.try_emplace(r.file, tent_id);
-            if (inserted || it->second != tent_id) {
-                it->second = tent_id;
+            auto [id, inserted] = fresh_set.try_emplace(r.file, tent_id);
+            if (inserted || *id != tent_id) {
+                *id = tent_id;
                 new_files.push_back(r.file);
                 (in_cur(r.file) ? rereads : fresh)++;
             }

@@ -6,7 +6,6 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -20,6 +19,7 @@
 #include "model/record_text.h"
 #include "model/record_walk.h"
 #include "util/flat_map.h"
+#include "util/huge_pages.h"
 
 namespace iolens::model {
 
@@ -114,9 +114,10 @@ struct ReportBuilder::State {
     std::unordered_map<uint32_t, ProcessStats> processes;
     std::vector<ProcessStats> retired;                     // exited processes whose pid was reused later
     std::unordered_map<uint32_t, AsyncDepth> async_depth;  // by pid: processes with async requests
-    // Files and streams live in deques (addresses stable: AccessJudge and the
+    // Files and streams live in Chunked blocks on huge pages (addresses
+    // stable, as in a deque: AccessJudge and the
     // one-entry caches below point into them), found through flat maps.
-    std::deque<FileAccum> files;
+    util::Chunked<FileAccum> files;
     util::FlatIndex<Key, KeyHash> file_at;
     // Per (pid, dev, ino) -- one process's use of one file -- in one node
     // (a job may have a million such pairs): where its previous read/write
@@ -129,7 +130,7 @@ struct ReportBuilder::State {
         uint64_t prefetched = 0;
         ReadSpan reads;  // the run of adjacent reads going on (hi 0: none)
     };
-    std::deque<Stream> streams;
+    util::Chunked<Stream> streams;
     util::FlatIndex<Key, KeyHash> stream_at;
     Key stream_key(uint32_t i) const { return streams[i].key; }
     Key file_key_of(uint32_t i) const { return file_key(files[i].dev, files[i].ino); }
@@ -145,19 +146,36 @@ struct ReportBuilder::State {
     size_t read_spans = 0;  // kept in FileAccum::reads, all files (BuilderOptions::max_read_spans)
     DlLog log;              // compact events for ranks, epochs and stalls (dl_log.h)
     EnvByPid env;
-    // One-entry caches: a process issues its calls in runs, mostly on one
-    // file, so most events skip the hash lookups. unordered_map nodes and
-    // deque elements never move, so the pointers stay valid.
+    // Caches of the files and streams used last: a process issues its calls
+    // in runs, mostly on one file, and a few DataLoader workers take turns,
+    // so most events skip the index (whose probe reads a value far away in
+    // memory). unordered_map nodes and Chunked elements never move, so the
+    // pointers stay valid.
+    template <class T>
+    struct Recent {
+        struct Entry {
+            Key key;
+            T* value = nullptr;
+        };
+        std::array<Entry, 64> at{};
+        static size_t slot(const Key& k) { return static_cast<size_t>(KeyHash{}(k) >> 58); }
+        T* find(const Key& k) const {
+            const Entry& e = at[slot(k)];
+            return e.value && e.key == k ? e.value : nullptr;
+        }
+        T& put(const Key& k, T& v) {
+            at[slot(k)] = {k, &v};
+            return v;
+        }
+        void clear() { at = {}; }
+    };
     uint32_t last_pid = 0;
     ProcessStats* last_process = nullptr;
-    Key last_file{};
-    FileAccum* last_file_stats = nullptr;
-    Key last_stream_key{};
-    Stream* last_stream = nullptr;
+    Recent<FileAccum> recent_files;
+    Recent<Stream> recent_streams;
 
     Stream& stream(const Key& k) {
-        if (last_stream && last_stream_key == k) return *last_stream;
-        last_stream_key = k;
+        if (Stream* st = recent_streams.find(k)) return *st;
         const auto key_of = [this](uint32_t i) { return stream_key(i); };
         uint32_t at = stream_at.find(k, key_of);
         if (at == util::FlatIndex<Key, KeyHash>::kNone) {
@@ -165,8 +183,7 @@ struct ReportBuilder::State {
             streams.emplace_back().key = k;
             stream_at.insert(k, at, key_of);
         }
-        last_stream = &streams[at];
-        return *last_stream;
+        return recent_streams.put(k, streams[at]);
     }
 
     ProcessStats& process(uint32_t pid) {
@@ -180,7 +197,7 @@ struct ReportBuilder::State {
 
     FileAccum& file(uint32_t dev, uint64_t ino) {
         const Key k = file_key(dev, ino);
-        if (last_file_stats && last_file == k) return *last_file_stats;
+        if (FileAccum* f = recent_files.find(k)) return *f;
         uint32_t at = find_file(k);
         if (at == util::FlatIndex<Key, KeyHash>::kNone) {
             at = static_cast<uint32_t>(files.size());
@@ -189,9 +206,7 @@ struct ReportBuilder::State {
             f.ino = ino;
             file_at.insert(k, at, [this](uint32_t i) { return file_key_of(i); });
         }
-        last_file = k;
-        last_file_stats = &files[at];
-        return *last_file_stats;
+        return recent_files.put(k, files[at]);
     }
 
     // has_cache: the record carries the page-cache fields (not a
@@ -434,7 +449,8 @@ void ReportBuilder::State::judge_readahead(Report& out,
     // judged (by index in files).
     const auto judged = [](const FileAccum& f) { return !f.readahead.empty() && !f.reads_clipped; };
     std::unordered_map<uint32_t, std::vector<ReadSpan>> open;
-    for (const Stream& st : streams) {
+    for (size_t si = 0; si < streams.size(); ++si) {
+        const Stream& st = streams[si];
         if (st.reads.hi == 0) continue;
         const uint32_t fi = find_file(file_key(static_cast<uint32_t>(st.key.a), st.key.b));
         if (fi != util::FlatIndex<Key, KeyHash>::kNone && judged(files[fi])) open[fi].push_back(st.reads);
@@ -505,8 +521,8 @@ Report ReportBuilder::State::finish(bool release) {
     // pointers, copy the top max_files only: there may be millions of files.
     std::vector<const FileAccum*> ranked;
     ranked.reserve(s.files.size());
-    for (const FileAccum& f : s.files)
-        if (f.touched()) ranked.push_back(&f);
+    for (size_t i = 0; i < s.files.size(); ++i)
+        if (s.files[i].touched()) ranked.push_back(&s.files[i]);
     // Bytes descending, then path; files never named (empty path) after the
     // named ones, by device and inode, so the order is deterministic.
     const auto order = [](const FileAccum* a, const FileAccum* b) {
@@ -551,8 +567,8 @@ Report ReportBuilder::State::finish(bool release) {
     std::vector<std::pair<size_t, uint64_t>> unused_events;
     s.judge_readahead(r, unused_events);
     if (release) {
-        s.last_stream = nullptr;
-        std::deque<Stream>().swap(s.streams);
+        s.recent_streams.clear();
+        s.streams = util::Chunked<Stream>();
         s.stream_at = util::FlatIndex<Key, KeyHash>();
     }
     if (s.options.dl_attribution) {
@@ -566,8 +582,8 @@ Report ReportBuilder::State::finish(bool release) {
                                                                                : std::string());
         }
         if (release) {
-            s.last_file_stats = nullptr;
-            std::deque<FileAccum>().swap(s.files);
+            s.recent_files.clear();
+            s.files = util::Chunked<FileAccum>();
             s.file_at = util::FlatIndex<Key, KeyHash>();
         }
         attribute_dl(r, in);

@@ -13,6 +13,9 @@ inline constexpr const char* kReportSchema = "iolens.report";
 inline constexpr int kReportVersion = 1;
 
 nlohmann::json report_to_json(const model::Report& report);
+// with_files false: "files" is an empty array (report_to_json_text adds
+// them one at a time).
+nlohmann::json report_to_json(const model::Report& report, bool with_files);
 // Pretty (2-space indent), newline-terminated. Bytes that are not UTF-8 (file
 // names are arbitrary bytes) become U+FFFD rather than failing the dump; use
 // this rather than dumping report_to_json() yourself.

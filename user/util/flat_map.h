@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/huge_pages.h"
+
 namespace iolens::util {
 
 // Hash of an integer key: the high bits of a multiply by 2^64/phi (Fibonacci
@@ -79,9 +81,9 @@ private:
     size_t slot(const K& k) const { return static_cast<size_t>(Hash{}(k) >> shift_) & mask_; }
     void grow() {
         const size_t n = keys_.empty() ? 16 : keys_.size() * 2;
-        std::vector<K> old_keys = std::move(keys_);
-        std::vector<V> old_vals = std::move(vals_);
-        std::vector<uint8_t> old_gen = std::move(gen_of_);
+        HugeVector<K> old_keys = std::move(keys_);
+        HugeVector<V> old_vals = std::move(vals_);
+        HugeVector<uint8_t> old_gen = std::move(gen_of_);
         const uint8_t og = gen_;
         keys_.assign(n, K{});
         vals_.assign(n, V{});
@@ -101,9 +103,9 @@ private:
 
     // Keys, values and marks in separate arrays: a u64 -> u8 map costs 10
     // bytes a slot, at most 3/4 full.
-    std::vector<K> keys_;
-    std::vector<V> vals_;
-    std::vector<uint8_t> gen_of_;  // slot i is in use when gen_of_[i] == gen_
+    HugeVector<K> keys_;
+    HugeVector<V> vals_;
+    HugeVector<uint8_t> gen_of_;  // slot i is in use when gen_of_[i] == gen_
     uint8_t gen_ = 1;
     size_t mask_ = 0;
     unsigned shift_ = 64;
@@ -156,7 +158,7 @@ private:
     template <class KeyOf>
     void grow(const KeyOf& key_of) {
         const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
-        std::vector<Slot> old = std::move(slots_);
+        HugeVector<Slot> old = std::move(slots_);
         slots_.assign(n, Slot{});
         mask_ = n - 1;
         shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(n));
@@ -164,7 +166,7 @@ private:
             if (s.index != kNone) place(Hash{}(key_of(s.index)), s.index);
     }
 
-    std::vector<Slot> slots_;
+    HugeVector<Slot> slots_;
     size_t mask_ = 0;
     unsigned shift_ = 64;
     size_t size_ = 0;
