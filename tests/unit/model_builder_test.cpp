@@ -455,7 +455,7 @@ TEST(ReportBuilderFiles, TablesFromTheLogEqualTablesKeptLive) {
                 .duration = 100 + rng() % 100000,
                 .path = rng() % 4 == 0 ? IOLENS_PATH_COPY : IOLENS_PATH_SYSCALL});
     }
-    for (size_t max_files : {size_t{40}, size_t{7}}) {
+    for (size_t max_files : {size_t{40}, size_t{7}, size_t{1}}) {
         const Report logged = build(s, {.max_files = max_files, .dl_attribution = true});
         const Report live = build(s, {.max_files = max_files, .dl_attribution = false});
         ASSERT_EQ(logged.files.size(), max_files);

@@ -52,8 +52,11 @@ Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) { return {uint64_t{pi
 // end. A file whose calls are in the DL log (dl_index set) is counted there
 // only by its bytes and calls, for the ranking; finish() accounts the listed
 // ones' calls from the log, in the same order, so their tables are the same.
-// Without the log (dl_attribution off, or more than 2M files) a file's
-// OpStats are kept as its calls come, for the syscall classes it saw.
+// The first max_files files seen, and any file without the log
+// (dl_attribution off, or more than 2M files), keep their OpStats as their
+// calls come, for the syscall classes they saw: a job of fewer files than
+// are listed (most jobs) needs no second pass over the log, and the memory
+// this takes is bounded by max_files.
 struct FileAccum {
     std::string path;
     uint32_t dev = 0;
@@ -70,12 +73,15 @@ struct FileAccum {
     bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
     uint64_t calls = 0;
     uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
-    // Kept as calls come only for a file not in the DL log (see above).
+    bool early = false;     // among the first max_files files seen: OpStats kept live
+    // Kept as calls come (see above).
     std::unique_ptr<std::array<std::unique_ptr<OpStats>, kOpCount>> ops;
     std::unique_ptr<PathTable> paths;   // once a call took a path other than syscalls
     std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
 
     bool in_log() const { return dl_index < CallEvent::kNoFile; }
+    // Its OpStats are made at the end from the log (not kept live).
+    bool deferred() const { return !early && in_log(); }
     void account_live(int i, const CallEvent& e) {
         if (!ops) ops = std::make_unique<std::array<std::unique_ptr<OpStats>, kOpCount>>();
         auto& o = (*ops)[i];
@@ -204,6 +210,7 @@ struct ReportBuilder::State {
             FileAccum& f = files.emplace_back();
             f.dev = dev;
             f.ino = ino;
+            f.early = at < options.max_files;
             file_at.insert(k, at, [this](uint32_t i) { return file_key_of(i); });
         }
         return recent_files.put(k, files[at]);
@@ -272,7 +279,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) &&
         !e.has(CallEvent::kError))
         f->rw_bytes += e.bytes;
-    if (!f->in_log()) f->account_live(r.op, e);
+    if (!f->deferred()) f->account_live(r.op, e);
     if (async) {
         if (!f->async) f->async = std::make_unique<AsyncDepth>();
         f->async->add(r.start_ns, r.duration_ns);
@@ -550,7 +557,7 @@ Report ReportBuilder::State::finish(bool release) {
         const auto it = pending.find(&ranked[i]->access);
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
         if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
-        if (ranked[i]->in_log()) {
+        if (ranked[i]->deferred()) {
             if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
             slot_of[ranked[i]->dl_index] = static_cast<uint32_t>(i);
         }

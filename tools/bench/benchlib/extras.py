@@ -66,6 +66,46 @@ def report_cost(iolens, build, tmp, threads, count, reps):
                 os.unlink(p)
 
 
+def many_files_recording(build, tmp, events, files):
+    """The synthetic many-file recording (iolens-synth-recording: 2 ranks,
+    4 workers each, 3 epochs), made once and kept in tmp like the datasets.
+    Returns (path, events, files)."""
+    synth = os.path.join(build, "iolens-synth-recording")
+    rec = os.path.join(tmp, "synth-%s-%s.iolens" % (events, files))
+    if not os.path.exists(rec):
+        run([synth, "-o", rec + ".tmp", "-f", "--events", events, "--files", files], "synth-recording")
+        os.replace(rec + ".tmp", rec)
+    scale = {"k": 1000, "m": 1000 ** 2}
+    n = lambda s: int(s[:-1]) * scale[s[-1]] if s[-1] in scale else int(s)
+    return rec, n(events), n(files)
+
+
+def many_files_cost(binaries, rec, events, files, reps, tmp):
+    """{binary name: figures}: `iolens report` of rec reps times per binary,
+    to the terminal and with --json FILE, interleaved (binaries and modes take
+    turns, so a slower machine phase hits each alike): median wall and CPU
+    seconds, largest peak RSS."""
+    js = os.path.join(tmp, "many-files.json")
+    raw = {b.name: {"terminal": [], "json": []} for b in binaries}
+    try:
+        for r in range(reps):
+            for b in _rotate(binaries, r):
+                for mode in ("terminal", "json"):
+                    cmd = [b.path, "report", rec] if mode == "terminal" else [b.path, "report", "--json", js, "-f", rec]
+                    raw[b.name][mode].append(run(cmd, "%s report (%s)" % (b.name, mode)))
+    finally:
+        if os.path.exists(js):
+            os.unlink(js)
+    out = {}
+    for name, modes in raw.items():
+        out[name] = {"events": events, "files": files, "recording_bytes": os.path.getsize(rec)}
+        for mode, rs in modes.items():
+            out[name][mode] = {"wall_s": stats.median([x.wall_s for x in rs]),
+                               "cpu_s": stats.median([x.cpu_s for x in rs]),
+                               "max_rss_kib": max(x.max_rss_kib for x in rs)}
+    return out
+
+
 def _rotate(xs, r):
     """Round r starts at a different variant, so no variant always runs first
     (after a cold cache, or right after the slowest one)."""

@@ -119,7 +119,7 @@ def _setup(cmd):
 
 
 def make(keys, build, tmp, quick):
-    """keys: subset of "abcd". quick shrinks every workload for development runs."""
+    """keys: subset of "abcde". quick shrinks every workload for development runs."""
     count = 200_000 if quick else 2_000_000
     out = []
     for k in keys:
@@ -127,10 +127,12 @@ def make(keys, build, tmp, quick):
             out.append(PreadLoop("a", 1, count, build, tmp))
         elif k == "b":
             out.append(PreadLoop("b", 2, count, build, tmp))
+        elif k == "e":
+            out.append(PreadLoop("e", 4, count, build, tmp))
         elif k == "c":
             out.append(Dl("c", build, tmp, files=400 if quick else 2000, size=128 * 1024, epochs=2 if quick else 3))
         elif k == "d":
             out.append(Torch("d", tmp, images=256 if quick else 1000, epochs=1 if quick else 2))
         else:
-            raise BenchError("unknown workload %r (a, b, c, d)" % k)
+            raise BenchError("unknown workload %r (a, b, c, d, e)" % k)
     return out
