@@ -39,11 +39,12 @@ Result<void> check_outputs(const OutputOptions& options, const std::string& reco
 }
 
 Result<void> emit_report(const model::Report& report, const OutputOptions& options) {
-    if (!options.json_path.empty())
-        if (auto r = write_output_file(options.json_path, options.force, "the JSON report",
-                                       report::report_to_json_text(report) + "\n");
-            !r)
+    if (!options.json_path.empty()) {
+        std::string text = report::report_to_json_text(report);
+        text += '\n';
+        if (auto r = write_output_file(options.json_path, options.force, "the JSON report", text); !r)
             return r;
+    }
     if (!options.html_path.empty())
         if (auto r = write_output_file(options.html_path, options.force, "the HTML report",
                                        report::report_to_html(report));

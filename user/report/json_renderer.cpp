@@ -247,25 +247,37 @@ json report_to_json(const model::Report& r, bool with_files) {
 // tree at once (10,000 files with their histograms took ~120 MiB as a tree).
 std::string report_to_json_text(const model::Report& r) {
     const auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
-    std::string text = dump(report_to_json(r, false)) + "\n";
-    if (r.files.empty()) return text;
+    std::string doc = dump(report_to_json(r, false)) + "\n";
+    if (r.files.empty()) return doc;
     // Top-level keys are the only lines indented by exactly two spaces.
     static constexpr std::string_view kEmpty = "\n  \"files\": [],\n";
-    const size_t at = text.find(kEmpty);
+    const size_t at = doc.find(kEmpty);
     if (at == std::string::npos) return dump(report_to_json(r, true)) + "\n";  // not expected
-    std::string files = "\n  \"files\": [";
     const Live live(r.capture);
+    std::string out;
     for (size_t i = 0; i < r.files.size(); ++i) {
         const std::string one = dump(file_to_json(r.files[i], live));
-        files += i ? ",\n    " : "\n    ";
-        for (char c : one) {  // one level deeper: 4 more spaces on each line
-            files += c;
-            if (c == '\n') files += "    ";
+        if (i == 0) {  // room for all of them, as big as the first (a guess: no copies as it grows)
+            out.reserve(doc.size() + (one.size() + one.size() / 4 + 8) * r.files.size());
+            out.append(doc, 0, at);
+            out += "\n  \"files\": [";
+        }
+        out += i ? ",\n    " : "\n    ";
+        // One level deeper: 4 more spaces on each line.
+        for (size_t from = 0;;) {
+            const size_t nl = one.find('\n', from);
+            if (nl == std::string::npos) {
+                out.append(one, from);
+                break;
+            }
+            out.append(one, from, nl + 1 - from);
+            out += "    ";
+            from = nl + 1;
         }
     }
-    files += "\n  ],\n";
-    text.replace(at, kEmpty.size(), files);
-    return text;
+    out += "\n  ],\n";
+    out.append(doc, at + kEmpty.size());
+    return out;
 }
 
 }  // namespace iolens::report

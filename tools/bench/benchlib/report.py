@@ -117,8 +117,9 @@ def _extras(res):
                 c["report_wall_s"], c["report_max_rss_kib"] / 1024))
     if res.get("many_files_cost"):
         L += ["", "### `iolens report` of a job with many files", "",
-              "The synthetic job of docs/benchmarks-report.md (`iolens-synth-recording --events 10m --files 200k`: "
-              "2 ranks, 4 workers each, 3 epochs over 200,000 files); medians of the runs, the JSON written to a file.",
+              "The synthetic job of docs/benchmarks-report.md (`iolens-synth-recording --events N --files F`: "
+              "2 ranks, 4 workers each, 3 epochs; 10m and 200k, or 1m and 20k with --quick); median of 3 runs "
+              "per binary and mode, the JSON written to a file.",
               "", "| binary | events | files | recording MiB | terminal wall s | terminal CPU s | terminal peak RSS MiB "
               "| JSON wall s | JSON CPU s | JSON peak RSS MiB |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -142,15 +143,15 @@ def _targets(res):
             fl, bt = by.get("floor"), by.get("bpftrace")
             rf = stats.ratio(me.added, fl.added) if me and fl else None
             rb = stats.ratio(me.added, bt.added) if me and bt else None
-            row("(a) added ns/call <= %.1fx floor" % stats.MAX_VS_FLOOR, _f(rf, "%.2fx"),
+            row("(a) added ns/call <= %.2fx floor" % stats.MAX_VS_FLOOR, _f(rf, "%.2fx"),
                 None if rf is None else rf <= stats.MAX_VS_FLOOR)
-            row("(a) added ns/call <= %.1fx bpftrace" % stats.MAX_VS_BPFTRACE, _f(rb, "%.2fx"),
+            row("(a) added ns/call <= %.2fx bpftrace" % stats.MAX_VS_BPFTRACE, _f(rb, "%.2fx"),
                 None if rb is None else rb <= stats.MAX_VS_BPFTRACE)
             rc = stats.ratio(me.cpu_added, fl.cpu_added) if me and fl else None
             if rc is not None:
                 # The same target in the job's CPU time per call, which a busy
                 # machine does not inflate (the wall-clock figure is the target's).
-                row("(a) added job CPU ns/call <= %.1fx floor's (robust to load; informative)" % stats.MAX_VS_FLOOR,
+                row("(a) added job CPU ns/call <= %.2fx floor's (robust to load; informative)" % stats.MAX_VS_FLOOR,
                     "%.2fx" % rc, rc <= stats.MAX_VS_FLOOR)
         if "a" in wls:
             one = next((r for r in wls["a"]["rows"] if r.variant == name), None)
