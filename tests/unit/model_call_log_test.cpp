@@ -44,7 +44,7 @@ TEST(CallLog, RoundTripsEveryFieldAcrossBlocks) {
     std::vector<CallEvent> in;
     CallLog log;
     uint64_t t = 1'000'000;
-    // Enough calls to fill several 1 MiB blocks; extreme values included.
+    // Enough calls to fill several blocks; extreme values included.
     for (int i = 0; i < 300'000; ++i) {
         CallEvent e = random_call(rng, t);
         if (i == 7) e.start_ns = 0;

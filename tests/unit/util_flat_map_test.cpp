@@ -2,11 +2,14 @@
 // of inserts, lookups and clears, including keys that collide in the table.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <unordered_map>
+#include <vector>
 
 #include "util/flat_map.h"
+#include "util/huge_pages.h"
 
 using iolens::util::FlatMap;
 
@@ -62,4 +65,35 @@ TEST(FlatMap, ManyClearsStayEmpty) {
         ASSERT_EQ(m.find((i + 1) % 7), nullptr);
         m.clear();
     }
+}
+
+TEST(FlatMap, MovedFromIsEmptyAndUsable) {
+    FlatMap<uint64_t, uint64_t> a;
+    for (uint64_t i = 0; i < 100; ++i) a[i] = i * 2;
+    FlatMap<uint64_t, uint64_t> b = std::move(a);
+    EXPECT_EQ(b.size(), 100u);
+    EXPECT_EQ(*b.find(7), 14u);
+    EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the contract under test
+    EXPECT_EQ(a.find(7), nullptr);
+    a[3] = 9;
+    EXPECT_EQ(*a.find(3), 9u);
+}
+
+TEST(Chunked, ElementsStayPutAcrossBlocks) {
+    iolens::util::Chunked<std::array<uint64_t, 5>> c;
+    std::vector<const void*> where;
+    const size_t n = 3 * decltype(c)::kPerBlock + 17;
+    for (size_t i = 0; i < n; ++i) {
+        auto& e = c.emplace_back();
+        e[0] = i;
+        where.push_back(&e);
+    }
+    ASSERT_EQ(c.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(c[i][0], i);
+        ASSERT_EQ(static_cast<const void*>(&c[i]), where[i]);
+    }
+    iolens::util::Chunked<std::array<uint64_t, 5>> d = std::move(c);
+    EXPECT_EQ(d.size(), n);
+    EXPECT_EQ(d[n - 1][0], n - 1);
 }

@@ -52,7 +52,9 @@ void CallLog::push_back(const CallEvent& e) {
         // Not zeroed: only the bytes written are ever read.
         void* p = std::aligned_alloc(kBlockBytes, kBlockBytes);
         if (!p) throw std::bad_alloc();
-        madvise(p, kBlockBytes, MADV_HUGEPAGE);  // a hint: without THP, plain pages
+        // A hint (without THP, plain pages); not the first block: a small
+        // capture touches a few pages of it, not a whole huge page.
+        if (!blocks_.empty()) madvise(p, kBlockBytes, MADV_HUGEPAGE);
         blocks_.push_back({std::unique_ptr<uint8_t[], Block::Free>(static_cast<uint8_t*>(p)), 0, 0});
     }
     Block& b = blocks_.back();

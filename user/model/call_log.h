@@ -6,7 +6,7 @@
 // 640 MB (plus vector doubling). Most fields are small or repeat the previous
 // call's (same thread, bytes == requested, no page-cache fields), so each call
 // is stored as a flags byte plus LEB128 varints of what differs: typically
-// 10-16 bytes. Storage grows in fixed 1 MiB blocks, never by reallocating
+// 10-16 bytes. Storage grows in fixed 2 MiB blocks, never by reallocating
 // (no doubling peak). Decoding is exact: a Cursor gives back the very
 // CallEvents that were appended, in order; finish() walks the log as often as
 // it needs (dl_attribution.cpp).

@@ -155,7 +155,8 @@ struct ReportBuilder::State {
     // Caches of the files and streams used last: a process issues its calls
     // in runs, mostly on one file, and a few DataLoader workers take turns,
     // so most events skip the index (whose probe reads a value far away in
-    // memory). unordered_map nodes and Chunked elements never move, so the
+    // memory). Chunked elements (and the processes' unordered_map nodes) never
+    // move, so the
     // pointers stay valid.
     template <class T>
     struct Recent {

@@ -10,7 +10,8 @@
 //
 // What it is not: no erase, and entries move when the table grows, so a
 // pointer from find()/try_emplace() is valid only until the next insert.
-// Callers that need stable addresses keep their values in a std::deque and
+// Callers that need stable addresses keep their values in stable storage
+// (util::Chunked) and
 // map keys to indices. clear() is O(1) (a generation counter marks the
 // slots in use), so a map cleared often stays cheap however large it grew.
 #include <cstddef>
@@ -33,6 +34,22 @@ template <class K, class V, class Hash = IntHash>
 class FlatMap {
 public:
     FlatMap() = default;
+    FlatMap(const FlatMap&) = default;
+    FlatMap& operator=(const FlatMap&) = default;
+    FlatMap(FlatMap&& o) noexcept { *this = std::move(o); }
+    FlatMap& operator=(FlatMap&& o) noexcept {  // the source is left empty
+        keys_ = std::move(o.keys_);
+        vals_ = std::move(o.vals_);
+        gen_of_ = std::move(o.gen_of_);
+        gen_ = std::exchange(o.gen_, 1);
+        mask_ = std::exchange(o.mask_, 0);
+        shift_ = std::exchange(o.shift_, 64);
+        size_ = std::exchange(o.size_, 0);
+        o.keys_.clear();
+        o.vals_.clear();
+        o.gen_of_.clear();
+        return *this;
+    }
 
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -79,26 +96,28 @@ public:
 
 private:
     size_t slot(const K& k) const { return static_cast<size_t>(Hash{}(k) >> shift_) & mask_; }
+    // Built aside and swapped in: a failed allocation leaves the map as it was.
     void grow() {
         const size_t n = keys_.empty() ? 16 : keys_.size() * 2;
-        HugeVector<K> old_keys = std::move(keys_);
-        HugeVector<V> old_vals = std::move(vals_);
-        HugeVector<uint8_t> old_gen = std::move(gen_of_);
-        const uint8_t og = gen_;
-        keys_.assign(n, K{});
-        vals_.assign(n, V{});
-        gen_of_.assign(n, 0);
-        gen_ = 1;
-        mask_ = n - 1;
-        shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(n));
-        for (size_t i = 0; i < old_keys.size(); ++i)
-            if (old_gen[i] == og) {
-                size_t j = slot(old_keys[i]);
-                while (gen_of_[j] == gen_) j = (j + 1) & mask_;
-                gen_of_[j] = gen_;
-                keys_[j] = old_keys[i];
-                vals_[j] = std::move(old_vals[i]);
+        HugeVector<K> keys(n);
+        HugeVector<V> vals(n);
+        HugeVector<uint8_t> gen_of(n, 0);
+        const size_t mask = n - 1;
+        const unsigned shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
+        for (size_t i = 0; i < keys_.size(); ++i)
+            if (gen_of_[i] == gen_) {
+                size_t j = static_cast<size_t>(Hash{}(keys_[i]) >> shift) & mask;
+                while (gen_of[j]) j = (j + 1) & mask;
+                gen_of[j] = 1;
+                keys[j] = keys_[i];
+                vals[j] = std::move(vals_[i]);
             }
+        keys_.swap(keys);
+        vals_.swap(vals);
+        gen_of_.swap(gen_of);
+        gen_ = 1;
+        mask_ = mask;
+        shift_ = shift;
     }
 
     // Keys, values and marks in separate arrays: a u64 -> u8 map costs 10
@@ -112,7 +131,7 @@ private:
     size_t size_ = 0;
 };
 
-// An index over values kept elsewhere (a std::deque, addresses stable): a
+// An index over values kept elsewhere (util::Chunked, addresses stable): a
 // table of (value index, 32 bits of the key's hash), probed linearly; a
 // probe reads the value's key only when the hash bits match. 8 bytes a
 // slot, at most 3/4 full: for a million streams of 72 bytes each the index
@@ -121,6 +140,17 @@ template <class K, class Hash>
 class FlatIndex {
 public:
     static constexpr uint32_t kNone = UINT32_MAX;
+
+    FlatIndex() = default;
+    FlatIndex(FlatIndex&& o) noexcept { *this = std::move(o); }
+    FlatIndex& operator=(FlatIndex&& o) noexcept {  // the source is left empty
+        slots_ = std::move(o.slots_);
+        mask_ = std::exchange(o.mask_, 0);
+        shift_ = std::exchange(o.shift_, 64);
+        size_ = std::exchange(o.size_, 0);
+        o.slots_.clear();
+        return *this;
+    }
 
     // The index of the value whose key is k, or kNone. key_of(i): the key
     // of value i.
@@ -156,14 +186,21 @@ private:
         slots_[i] = {index, static_cast<uint32_t>(h)};
     }
     template <class KeyOf>
-    void grow(const KeyOf& key_of) {
+    void grow(const KeyOf& key_of) {  // built aside: a failed allocation changes nothing
         const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
-        HugeVector<Slot> old = std::move(slots_);
-        slots_.assign(n, Slot{});
-        mask_ = n - 1;
-        shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(n));
-        for (const Slot& s : old)
-            if (s.index != kNone) place(Hash{}(key_of(s.index)), s.index);
+        HugeVector<Slot> slots(n, Slot{});
+        const size_t mask = n - 1;
+        const unsigned shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
+        for (const Slot& s : slots_)
+            if (s.index != kNone) {
+                const uint64_t h = Hash{}(key_of(s.index));
+                size_t i = static_cast<size_t>(h >> shift) & mask;
+                while (slots[i].index != kNone) i = (i + 1) & mask;
+                slots[i] = {s.index, static_cast<uint32_t>(h)};
+            }
+        slots_.swap(slots);
+        mask_ = mask;
+        shift_ = shift;
     }
 
     HugeVector<Slot> slots_;

@@ -13,7 +13,8 @@
 // HugeAllocator: a std allocator; blocks of 1 MiB or more are 2 MiB aligned,
 // rounded up to 2 MiB and advised MADV_HUGEPAGE, smaller ones come from
 // operator new. Chunked<T>: a sequence whose elements never move (as
-// std::deque), in 2 MiB blocks advised the same way.
+// std::deque), in 2 MiB blocks advised the same way from the second on (a
+// small job touches a few pages of the first, not a whole huge page).
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -27,13 +28,13 @@ namespace iolens::util {
 
 inline constexpr size_t kHugePage = size_t{2} << 20;
 
-// At least `bytes`, 2 MiB aligned, advised as huge pages (a hint: without
-// THP they are plain pages). Freed with std::free.
-inline void* huge_alloc(size_t bytes) {
+// At least `bytes`, 2 MiB aligned, advised as huge pages unless `advise` is
+// false (a hint: without THP they are plain pages). Freed with std::free.
+inline void* huge_alloc(size_t bytes, bool advise = true) {
     const size_t n = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* p = std::aligned_alloc(kHugePage, n);
     if (!p) throw std::bad_alloc();
-    madvise(p, n, MADV_HUGEPAGE);
+    if (advise) madvise(p, n, MADV_HUGEPAGE);
     return p;
 }
 
@@ -89,11 +90,11 @@ public:
     const T& operator[](size_t i) const { return blocks_[i / kPerBlock][i % kPerBlock]; }
 
     T& emplace_back() {
-        if (size_ % kPerBlock == 0) {
+        if (blocks_.size() * kPerBlock == size_) {  // full (or empty): a new block
             blocks_.reserve(blocks_.size() + 1);
-            blocks_.push_back(static_cast<T*>(huge_alloc(kPerBlock * sizeof(T))));
+            blocks_.push_back(static_cast<T*>(huge_alloc(kPerBlock * sizeof(T), !blocks_.empty())));
         }
-        T* p = new (&blocks_.back()[size_ % kPerBlock]) T();
+        T* p = new (&blocks_[size_ / kPerBlock][size_ % kPerBlock]) T();
         size_++;
         return *p;
     }
