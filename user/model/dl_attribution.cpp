@@ -86,23 +86,21 @@ Spread spread(const std::vector<uint64_t>& v) {
     return s;
 }
 
-using CallSink = std::function<void(const CallEvent&, uint32_t rank)>;
-using CallVisit = std::function<void(const CallEvent&, long rank)>;  // rank -1: none
-
-// Hands every ranked call to sink, each rank's in start order (ties: record
-// order). Through a bounded reorder buffer first: records come nearly in
-// start order, so this holds a few thousand calls, not all of them. Should
-// one arrive too late for the buffer, reset() clears what sink built and
-// everything is handed again from all the calls sorted per rank (exact, and
-// as much memory as the calls take). every, if set, sees each call once, in
-// record order, ranked or not, with its rank: work that needs no order rides
-// on the same decoding of the log.
-void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm,
-                               const std::function<void()>& reset, const CallSink& sink,
-                               const CallVisit& every = {}) {
+// Hands every ranked call to sink(e, uint32_t rank), each rank's in start
+// order (ties: record order). Through a bounded reorder buffer first:
+// records come nearly in start order, so this holds a few thousand calls, not
+// all of them. Should one arrive too late for the buffer, reset() clears what
+// sink built and everything is handed again from all the calls sorted per
+// rank (exact, and as much memory as the calls take). every(e, long rank)
+// sees each call once, in record order, ranked or not (rank -1), on the first
+// decoding: work that needs no order rides on the same decoding of the log.
+// Templates, not std::function: these run for every call, twice.
+template <class Reset, class Sink, class Every>
+void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm, Reset&& reset,
+                               Sink&& sink, Every&& every) {
     const size_t nr = rm.ranks.size();
     // The rank of each call's pid; calls come in runs of one pid.
-    const auto ranked = [&](const CallSink& to, const CallVisit& all) {
+    const auto ranked = [&](auto&& to, auto&& all) {
         uint32_t last_pid = 0;
         long last_rank = -1;
         bool have = false;
@@ -114,18 +112,19 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
                 last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
                 last_pid = e.pid;
             }
-            if (all) all(e, last_rank);
+            all(e, last_rank);
             if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
         }
     };
     reset();
-    StartOrder order(reorder_calls, sink);
+    StartOrder order(reorder_calls, [&](const CallEvent& e, uint32_t rank) { sink(e, rank); });
     ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); }, every);
     order.finish();
     if (order.in_order()) return;
     reset();
     std::vector<std::vector<CallEvent>> per_rank(nr);
-    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); }, {});
+    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); },
+           [](const CallEvent&, long) {});
     for (size_t i = 0; i < nr; ++i) {
         std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
                          [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
@@ -285,7 +284,7 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
             logs.clear();
             for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
         },
-        [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); });
+        [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); }, [](const CallEvent&, long) {});
     // Children by parent, once (each rank's roots look theirs up).
     std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
     for (const auto& p : r_.processes)
@@ -494,7 +493,9 @@ void DlAttribution::charge_split(const std::vector<uint8_t>& soft,
 // without a rank (sums and histograms add up exactly).
 void DlAttribution::stalls_and_epoch_calls() {
     std::vector<OpTable> unranked(windows_.size());
-    const CallVisit charge = [&](const CallEvent& e, long i) {
+    const bool by_epoch = !windows_.empty();
+    const auto charge = [&](const CallEvent& e, long i) {
+        if (!by_epoch) return;
         const long k = epoch_at(i, e.start_ns);
         if (k < 0) return;
         EpochStats& ep = r_.epochs[k];
@@ -549,7 +550,7 @@ void DlAttribution::stalls_and_epoch_calls() {
             if (e.op() == IOLENS_OP_READ && e.has(CallEvent::kHasSize))
                 bin_reads[rank][bin_of(e.start_ns)] += e.bytes;
         },
-        windows_.empty() ? CallVisit{} : charge);
+        charge);
     if (nb && nr_) {
         Timeline t;
         t.start_ns = cap_.start;

@@ -148,8 +148,11 @@ void DataReadLog::add(const CallEvent& e) {
     const uint32_t f = e.file();
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;
-    uint64_t& end = call_end_[f];  // any call: the read at EOF and the close end the pass too
-    end = std::max(end, e.start_ns + e.duration_ns);
+    if (f != end_file_ || !end_) {  // any call: the read at EOF and the close end the pass too
+        end_ = &call_end_[f];
+        end_file_ = f;
+    }
+    *end_ = std::max(*end_, e.start_ns + e.duration_ns);
     if (e.op() == IOLENS_OP_OPEN) {
         if (!e.has(CallEvent::kError)) set_state(key, get_state(key) | kOpened);
         return;

@@ -117,6 +117,11 @@ using DataReads = std::deque<DataRead>;
 class DataReadLog {
 public:
     explicit DataReadLog(const std::vector<bool>& data_file) : data_file_(&data_file) {}
+    // Not copied (end_ points into call_end_); moving keeps its storage.
+    DataReadLog(const DataReadLog&) = delete;
+    DataReadLog& operator=(const DataReadLog&) = delete;
+    DataReadLog(DataReadLog&&) = default;
+    DataReadLog& operator=(DataReadLog&&) = default;
     void add(const CallEvent& e);  // the rank's calls in start order (ties: record order)
     // The kept reads, in order, without the files of fewer than 2 passes.
     DataReads finish() &&;
@@ -139,6 +144,10 @@ private:
     void set_state(uint64_t key, uint8_t s);
     util::FlatMap<uint32_t, uint32_t> passes_;
     util::FlatMap<uint32_t, uint64_t> call_end_;  // file -> end of its last call (read, close, ...)
+    // The entry of the last file in call_end_ (a worker reads a file in runs);
+    // valid until the next insert, which only add() makes, replacing it.
+    uint32_t end_file_ = UINT32_MAX;
+    uint64_t* end_ = nullptr;
     uint64_t data_end_ns_ = 0;
     DataReads out_;  // kept reads before the current run
     // The current run of non-pass reads: its reads (dead ones have kDead as

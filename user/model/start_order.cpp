@@ -4,7 +4,7 @@
 
 namespace iolens::model {
 
-void StartOrder::Lane::push_back(const Item& item) {
+void StartOrderCore::Lane::push_back(const Item& item) {
     if (count == ring.size()) {  // full: double, oldest first
         std::vector<Item> bigger(std::max<size_t>(8, 2 * ring.size()));
         for (size_t i = 0; i < count; ++i) bigger[i] = at(i);
@@ -15,16 +15,16 @@ void StartOrder::Lane::push_back(const Item& item) {
     at(count - 1) = item;
 }
 
-void StartOrder::Lane::pop_front() {
+void StartOrderCore::Lane::pop_front() {
     head = (head + 1) & (ring.size() - 1);
     if (--count == 0) head = 0;
 }
 
-void StartOrder::push(const CallEvent& e, uint32_t tag) {
-    if (!in_order_) return;
+bool StartOrderCore::push_core(const CallEvent& e, uint32_t tag) {
+    if (!in_order_) return false;
     if (emitted_ && e.start_ns < last_start_) {
         in_order_ = false;  // later than the buffer can absorb
-        return;
+        return false;
     }
     const uint64_t key = uint64_t{e.pid} << 32 | e.tid;
     if (last_lane_ == UINT32_MAX || key != last_key_) {
@@ -34,10 +34,10 @@ void StartOrder::push(const CallEvent& e, uint32_t tag) {
         last_lane_ = it->second;
     }
     add_to(last_lane_, Item{seq_++, e, tag});
-    if (++size_ > capacity_) pop();
+    return ++size_ > capacity_;
 }
 
-void StartOrder::add_to(uint32_t li, const Item& item) {
+void StartOrderCore::add_to(uint32_t li, const Item& item) {
     Lane& l = lanes_[li];
     const bool was_empty = l.empty();
     if (l.ring.empty() && !spares_.empty()) {
@@ -67,17 +67,16 @@ void StartOrder::add_to(uint32_t li, const Item& item) {
     }
 }
 
-void StartOrder::finish() {
-    while (in_order_ && size_ > 0) pop();
-}
-
-void StartOrder::pop() {
-    const uint32_t li = heap_.front().lane;
-    Lane& l = lanes_[li];
-    const Item& top = l.front();
+const StartOrderCore::Item& StartOrderCore::take_top() {
+    const Item& top = lanes_[heap_.front().lane].front();
     last_start_ = top.e.start_ns;
     emitted_ = true;
-    sink_(top.e, top.tag);
+    return top;
+}
+
+void StartOrderCore::pop_top() {
+    const uint32_t li = heap_.front().lane;
+    Lane& l = lanes_[li];
     l.pop_front();
     size_--;
     if (l.empty()) {
@@ -98,13 +97,13 @@ void StartOrder::pop() {
     if (!heap_.empty()) sift_down(0);
 }
 
-void StartOrder::set_key(size_t pos) {
+void StartOrderCore::set_key(size_t pos) {
     const Item& front = lanes_[heap_[pos].lane].front();
     heap_[pos].start = front.e.start_ns;
     heap_[pos].seq = front.seq;
 }
 
-void StartOrder::sift_down(size_t i) {
+void StartOrderCore::sift_down(size_t i) {
     const size_t n = heap_.size();
     for (;;) {
         size_t m = i;
@@ -117,7 +116,7 @@ void StartOrder::sift_down(size_t i) {
     }
 }
 
-void StartOrder::sift_up(size_t i) {
+void StartOrderCore::sift_up(size_t i) {
     while (i > 0) {
         const size_t p = (i - 1) / 2;
         if (!heap_[i].before(heap_[p])) return;

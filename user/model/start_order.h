@@ -31,17 +31,15 @@
 
 namespace iolens::model {
 
-class StartOrder {
+// What does not depend on the sink (start_order.cpp); StartOrder below adds
+// the sink, as a template parameter so that handing a call on is a direct,
+// inlinable call (two walks of every call: a std::function per call showed).
+class StartOrderCore {
 public:
-    using Sink = std::function<void(const CallEvent&, uint32_t tag)>;
-    StartOrder(size_t capacity, Sink sink) : capacity_(capacity), sink_(std::move(sink)) {}
-
-    void push(const CallEvent& e, uint32_t tag);
-    // Hands on everything still buffered.
-    void finish();
     bool in_order() const { return in_order_; }
 
-private:
+protected:
+    explicit StartOrderCore(size_t capacity) : capacity_(capacity) {}
     struct Item {
         uint64_t seq;  // push order, for ties
         CallEvent e;
@@ -50,6 +48,15 @@ private:
             return e.start_ns != o.e.start_ns ? e.start_ns < o.e.start_ns : seq < o.seq;
         }
     };
+    // Buffers a call; true when the buffer is over capacity (pop one).
+    bool push_core(const CallEvent& e, uint32_t tag);
+    // The oldest buffered call (size_ > 0), marked handed on; pop_top()
+    // removes it once the sink has seen it.
+    const Item& take_top();
+    void pop_top();
+    bool has_buffered() const { return in_order_ && size_ > 0; }
+
+private:
     // One thread's buffered calls, sorted: a ring (capacity a power of two)
     // so taking the front and adding at the back never move the others.
     struct Lane {
@@ -62,13 +69,11 @@ private:
         void pop_front();
     };
     void add_to(uint32_t lane_index, const Item& item);
-    void pop();
     void set_key(size_t heap_pos);
     void sift_down(size_t i);
     void sift_up(size_t i);
 
     size_t capacity_;
-    Sink sink_;
     std::vector<Lane> lanes_;
     std::vector<std::vector<Item>> spares_;           // rings of lanes that emptied, for the next ones
     size_t spare_items_ = 0;                          // their capacity, at most capacity_
@@ -88,6 +93,29 @@ private:
     uint64_t last_start_ = 0;
     bool emitted_ = false;
     bool in_order_ = true;
+};
+
+// sink(const CallEvent&, uint32_t tag) for each call handed on.
+template <class Sink = std::function<void(const CallEvent&, uint32_t tag)>>
+class StartOrder : public StartOrderCore {
+public:
+    StartOrder(size_t capacity, Sink sink) : StartOrderCore(capacity), sink_(std::move(sink)) {}
+
+    void push(const CallEvent& e, uint32_t tag) {
+        if (push_core(e, tag)) pop();
+    }
+    // Hands on everything still buffered.
+    void finish() {
+        while (has_buffered()) pop();
+    }
+
+private:
+    void pop() {
+        const Item& top = take_top();
+        sink_(top.e, top.tag);
+        pop_top();
+    }
+    Sink sink_;
 };
 
 }  // namespace iolens::model
