@@ -96,8 +96,8 @@ inline constexpr size_t kMinEpochFiles = 4;
 bool data_file_path(std::string_view path);
 
 // A read of a data file, as the inference sees it: pass = it starts a pass.
-// Packed (13 bytes): a rank of a 200,000-file job keeps millions of them.
-struct __attribute__((packed)) DataRead {
+// (Not packed: its fields are bound to references, which must be aligned.)
+struct DataRead {
     uint64_t t;
     uint32_t file;
     bool pass;
