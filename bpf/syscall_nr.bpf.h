@@ -66,6 +66,12 @@
 		(a)[4] = BPF_CORE_READ(regs, r8);                                                            \
 		(a)[5] = BPF_CORE_READ(regs, r9);                                                            \
 	} while (0)
+/* The user stack pointer at the syscall (record --stacks). */
+#define IOLENS_USER_SP_BTF(regs) ((regs)->sp)
+#define IOLENS_USER_SP_CORE(regs) BPF_CORE_READ(regs, sp)
+/* ... and its instruction pointer (the instruction after the syscall). */
+#define IOLENS_USER_IP_BTF(regs) ((regs)->ip)
+#define IOLENS_USER_IP_CORE(regs) BPF_CORE_READ(regs, ip)
 #else
 #error "iolens: add this architecture's syscall numbers"
 #endif

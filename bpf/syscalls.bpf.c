@@ -26,6 +26,59 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define MAX_RW_COUNT 0x7ffff000ULL /* INT_MAX & PAGE_MASK, include/linux/fs.h */
 #define PATH_FLAGS(path) ((path) << IOLENS_SC_PATH_SHIFT)
 
+/* record --stacks (set by user space before load): a stack record goes with
+ * the first call of each thread on each file (iolens_stack_first) and with
+ * one call in iolens_stack_period of each thread (0: none, 1: every call). */
+const volatile __u32 iolens_stacks = 0;
+const volatile __u32 iolens_stack_first = 1;
+const volatile __u32 iolens_stack_period = 64;
+
+/* The (thread, file, class, caller) keys whose first call has its stack; an
+ * LRU, so a key it forgot gets a stack again (more stacks, never fewer).
+ * A call without a file (stat by path) has dev = ino = 0. The caller is the
+ * return address of the libc wrapper that made the syscall, read from the
+ * user stack where iolens_stack_ra says the wrapper keeps it (0 until user
+ * space has worked that out from the wrapper's first stack): a thread that
+ * moves on to another function on the same file gets that function's stack. */
+struct iolens_stack_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 tid;
+	__u64 ra;
+	__u32 op; /* enum iolens_op: a thread's first read of a file it wrote gets its own */
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct iolens_stack_key);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} iolens_stack_seen SEC(".maps");
+
+/* (process, wrapper address) -> where the wrapper's return address is, in
+ * bytes from the stack pointer at the syscall. Written by user space (the
+ * recorder, from the wrapper's unwind table) after the wrapper's first stack. */
+struct iolens_stack_ra_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 ip;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct iolens_stack_ra_key);
+	__type(value, __s64);
+	__uint(max_entries, 8192);
+} iolens_stack_ra SEC(".maps");
+
+/* Where a stack record is built before it is copied into the ring at its
+ * size (too big for the 512-byte BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct iolens_stack_rec);
+	__uint(max_entries, 1);
+} iolens_stack_scratch SEC(".maps");
+
 static __always_inline int classify(long nr)
 {
 	switch (nr) {
@@ -379,6 +432,89 @@ static __always_inline bool decode_call(struct iolens_thread_state *st, long ret
 	return true;
 }
 
+/* What the exit probe needs to take the call's user stack (record --stacks). */
+struct stack_ctx {
+	void *ctx;            /* the program's context, for bpf_get_stack */
+	struct pt_regs *regs; /* the saved user registers */
+	bool btf_regs;        /* regs is a BTF pointer (tp_btf): direct loads */
+};
+
+/* record --stacks: sends the call's user stack when it is its thread's first
+ * call on the file, or the thread's sample falls on it. It goes before the
+ * call's record(s) (struct iolens_stack_rec): the thread's batch first. */
+static __always_inline void emit_stack(const struct stack_ctx *sc, struct iolens_thread_state *st,
+                                       __u64 pid_tgid, const struct call_info *c)
+{
+	/* A local copy: CO-RE reads relocate against the kernel's pt_regs, not
+	 * against struct stack_ctx. */
+	struct pt_regs *regs = sc->regs;
+	struct iolens_stack_key key = {};
+	struct iolens_stack_rec *rec;
+	bool take = false, first = false;
+	__u32 zero = 0;
+	__u64 sp, size;
+	__u8 one = 1;
+	long n;
+
+	if (!iolens_stacks)
+		return;
+	if (iolens_stack_period) {
+		if (st->stack_countdown <= 1) {
+			take = true;
+			st->stack_countdown = iolens_stack_period;
+		} else {
+			st->stack_countdown--;
+		}
+	}
+	sp = sc->btf_regs ? IOLENS_USER_SP_BTF(regs) : IOLENS_USER_SP_CORE(regs);
+	if (iolens_stack_first) {
+		struct iolens_stack_ra_key rk = {.tgid = pid_tgid >> 32};
+		__s64 *slot;
+
+		rk.ip = sc->btf_regs ? IOLENS_USER_IP_BTF(regs) : IOLENS_USER_IP_CORE(regs);
+		slot = bpf_map_lookup_elem(&iolens_stack_ra, &rk);
+		if (slot &&
+		    (*slot < 0 || *slot > 4096 ||
+		     bpf_probe_read_user(&key.ra, sizeof(key.ra), (void *)(sp + *slot))))
+			key.ra = 0;
+		key.tid = (__u32)pid_tgid;
+		key.op = st->op;
+		if (c->flags & IOLENS_SC_HAS_FILE) {
+			key.ino = c->file.ino;
+			key.dev = c->file.dev;
+		}
+		if (!bpf_map_lookup_elem(&iolens_stack_seen, &key)) {
+			bpf_map_update_elem(&iolens_stack_seen, &key, &one, BPF_ANY);
+			take = first = true;
+		}
+	}
+	if (!take)
+		return;
+	rec = bpf_map_lookup_elem(&iolens_stack_scratch, &zero);
+	if (!rec)
+		return;
+	n = bpf_get_stack(sc->ctx, rec->ips, sizeof(rec->ips), BPF_F_USER_STACK);
+	if (n < 0)
+		n = 0;
+	if (n > sizeof(rec->ips))
+		n = sizeof(rec->ips);
+	rec->nwords = IOLENS_STACK_WORDS;
+	if (bpf_probe_read_user(rec->words, sizeof(rec->words), (void *)sp))
+		rec->nwords = 0;
+	size = __builtin_offsetof(struct iolens_stack_rec, ips) + (__u64)n;
+	rec->hdr.type = IOLENS_REC_STACK;
+	rec->hdr.size = size;
+	rec->nframes = n / sizeof(__u64);
+	rec->pid = pid_tgid >> 32;
+	rec->tid = (__u32)pid_tgid;
+	rec->start_ns = st->start_ns;
+	rec->sp = sp;
+	iolens_batch_flush(st);
+	/* A thread's first stack on a file wakes the recorder now: it reads the
+	 * process's mappings from /proc, which must happen before it exits. */
+	iolens_output(rec, size, first);
+}
+
 /* The call's record. Nothing happened in the page cache or the scheduler
  * during the call (the usual cached read): the short record without those
  * fields, into the thread's batch (call_batch.bpf.h); else the full record. */
@@ -438,7 +574,8 @@ static __always_inline bool copy_side(int fd, __u64 count, __u64 off, long ret, 
  * duration, return value) in both; the page-cache and blocking fields go with
  * the first record emitted. A side that is not a regular file (a pipe, a
  * socket) has no record. */
-static __always_inline void emit_copy(struct iolens_thread_state *st, __u64 pid_tgid, __u64 now, long ret)
+static __always_inline void emit_copy(const struct stack_ctx *sc, struct iolens_thread_state *st,
+                                      __u64 pid_tgid, __u64 now, long ret)
 {
 	struct call_info in = {.offset = IOLENS_NO_OFFSET, .fd = -1};
 	struct call_info out = {.offset = IOLENS_NO_OFFSET, .fd = -1};
@@ -447,7 +584,12 @@ static __always_inline void emit_copy(struct iolens_thread_state *st, __u64 pid_
 	int out_fd = sendfile ? st->args[0] : st->args[2];
 	__u64 count = sendfile ? st->args[3] : st->args[4];
 
-	if (copy_side(in_fd, count, st->copy_off_in, ret, &in)) {
+	bool have_in = copy_side(in_fd, count, st->copy_off_in, ret, &in);
+	bool have_out;
+
+	if (have_in)
+		emit_stack(sc, st, pid_tgid, &in);
+	if (have_in) {
 		st->op = IOLENS_OP_READ;
 		emit_call(st, pid_tgid, now, ret, &in);
 		st->cache_in_bytes = 0;
@@ -456,7 +598,10 @@ static __always_inline void emit_copy(struct iolens_thread_state *st, __u64 pid_
 		st->ra_sync = 0;
 		st->ra_async = 0;
 	}
-	if (copy_side(out_fd, count, st->copy_off_out, ret, &out)) {
+	have_out = copy_side(out_fd, count, st->copy_off_out, ret, &out);
+	if (have_out && !have_in)
+		emit_stack(sc, st, pid_tgid, &out);
+	if (have_out) {
 		st->op = IOLENS_OP_WRITE;
 		emit_call(st, pid_tgid, now, ret, &out);
 	}
@@ -651,8 +796,9 @@ static __always_inline void aio_reaped(struct iolens_thread_state *st, __u64 pid
 	aio_walk(&w, ret, false);
 }
 
-static __always_inline int on_sys_exit(long ret)
+static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret, bool btf_regs)
 {
+	struct stack_ctx sc = {.ctx = ctx, .regs = regs, .btf_regs = btf_regs};
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct call_info c = {.offset = IOLENS_NO_OFFSET, .fd = -1};
 	struct iolens_thread_state *st;
@@ -666,7 +812,7 @@ static __always_inline int on_sys_exit(long ret)
 	now = bpf_ktime_get_ns();
 	st->active = 0;
 	if (st->op == OP_COPY) {
-		emit_copy(st, pid_tgid, now, ret);
+		emit_copy(&sc, st, pid_tgid, now, ret);
 		return 0;
 	}
 	if (st->op == IOLENS_BPF_OP_AIO_SUBMIT) {
@@ -677,8 +823,10 @@ static __always_inline int on_sys_exit(long ret)
 		aio_reaped(st, pid_tgid, now, ret);
 		return 0;
 	}
-	if (decode_call(st, ret, pid_tgid >> 32, now, &c))
+	if (decode_call(st, ret, pid_tgid >> 32, now, &c)) {
+		emit_stack(&sc, st, pid_tgid, &c);
 		emit_call(st, pid_tgid, now, ret, &c);
+	}
 	return 0;
 }
 
@@ -692,7 +840,7 @@ int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_sys_exit(ret);
+	return on_sys_exit(ctx, regs, ret, true);
 }
 
 /* Fallback: untyped raw tracepoint, same data. */
@@ -705,7 +853,7 @@ int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_sys_exit(ret);
+	return on_sys_exit(ctx, regs, ret, false);
 }
 
 #ifndef IOLENS_LEGACY

@@ -40,7 +40,7 @@ struct iolens_thread_state {
 	__u16 ra_sync;      /* readahead started during the syscall */
 	__u16 ra_async;
 	__u16 pad0;
-	__u32 pad1;
+	__u32 stack_countdown;      /* record --stacks: calls until the next sampled stack */
 	__u64 fault_mapping;        /* the faulting address_space */
 	__u64 fault_index;          /* and page index: a fault that brings it in is major */
 	__u64 cache_in_bytes;       /* pages brought in during the syscall */

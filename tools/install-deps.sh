@@ -27,7 +27,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config clang llvm libclang-rt-14-dev clang-format-14 \
-    libbpf-dev bpftool libelf-dev zlib1g-dev \
+    libbpf-dev bpftool libelf-dev libdw-dev libbpfcc libbpfcc-dev zlib1g-dev \
     libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libgtest-dev \
     strace bpftrace time fio sqlite3 tmux \
     dpkg-dev file lintian man-db \

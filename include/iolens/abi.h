@@ -42,7 +42,14 @@ enum iolens_rec_type {
 	IOLENS_REC_BLOCK = 7,     /* struct iolens_block_rec */
 	IOLENS_REC_MARKER = 8,    /* struct iolens_marker_rec (variable length) */
 	IOLENS_REC_OFFCPU = 9,    /* struct iolens_offcpu_rec */
+	IOLENS_REC_STACK = 10,    /* struct iolens_stack_rec (variable length) */
 };
+
+/* record --stacks: user frames a stack record carries at most, and words of
+ * the user stack it copies from the stack pointer (the syscall wrapper's
+ * caller is found there: see struct iolens_stack_rec). */
+#define IOLENS_STACK_DEPTH 64
+#define IOLENS_STACK_WORDS 16
 
 /* Markers: a tracked process calls access()/faccessat()/faccessat2() on a path
  * under this prefix (the call fails harmlessly: the directory does not exist).
@@ -364,6 +371,29 @@ struct iolens_offcpu_rec {
 	__u64 end_ns;
 };
 
+/* The user stack of a traced call (`record --stacks`: the first call of each
+ * thread on each file, and a sample of the others). It comes just before the
+ * call's record(s) in the stream of its thread (same tid and start_ns); a copy
+ * call's two records share it.
+ * ips holds nframes user addresses, innermost first, from the kernel's
+ * frame-pointer walk (bpf_get_stack with BPF_F_USER_STACK): ips[0] is the
+ * instruction after the syscall, in the libc wrapper. A wrapper keeps no frame
+ * pointer, so the walk skips its caller; that return address is on the stack
+ * near sp, and words (the first nwords words from sp) let user space find it
+ * with the wrapper's unwind table (docs/call-sites.md). Only the nframes ips
+ * present are in the record (hdr.size says so). */
+struct iolens_stack_rec {
+	struct iolens_rec_hdr hdr;
+	__u16 nframes;
+	__u16 nwords;
+	__u32 pid;
+	__u32 tid;
+	__u64 start_ns; /* the call's start_ns */
+	__u64 sp;       /* the user stack pointer at the call */
+	__u64 words[IOLENS_STACK_WORDS];
+	__u64 ips[IOLENS_STACK_DEPTH];
+};
+
 /* Size asserts, checked by both compilers. */
 #ifdef __cplusplus
 #define IOLENS_STATIC_ASSERT(c, m) static_assert(c, m)
@@ -381,6 +411,8 @@ IOLENS_STATIC_ASSERT(sizeof(struct iolens_marker_rec) == 24 + IOLENS_MARKER_BYTE
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_offcpu_rec) == 32, "offcpu_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_file_rec) == 48 + IOLENS_PATH_BYTES, "file_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_proc_rec) == 40, "proc_rec size");
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_stack_rec) == 32 + 8 * (IOLENS_STACK_WORDS + IOLENS_STACK_DEPTH),
+                     "stack_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_exec_rec) == 40 + IOLENS_ARGS_BYTES, "exec_rec size");
 
 #endif /* IOLENS_ABI_H */

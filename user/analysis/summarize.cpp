@@ -1,6 +1,7 @@
 #include "analysis/summarize.h"
 
 #include "analysis/findings.h"
+#include "model/call_site_builder.h"
 #include "model/replay.h"
 #include "model/report_codec.h"
 
@@ -12,7 +13,11 @@ namespace {
 // made with the options it was made with.
 Result<model::Report> load(const std::string& path, const model::BuilderOptions& options) {
     if (model::is_partial_file(path)) return model::load_partial(path);
-    return model::load_recording(path, options);
+    // record --stacks: the call sites are built on the same read.
+    model::CallSiteBuilder sites;
+    auto report = model::load_recording(path, options, [&](const recording::Chunk& c) { sites.on_chunk(c); });
+    if (report) report->call_sites = sites.finish();
+    return report;
 }
 
 }  // namespace

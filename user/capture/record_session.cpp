@@ -41,6 +41,7 @@
 #include "capture/ring_reader.h"
 #include "capture/self_cost.h"
 #include "capture/signals.h"
+#include "capture/stack_capture.h"
 #include "model/rank_env.h"
 #include "probes/run_stats.h"
 #include "recording/capture_json.h"
@@ -129,6 +130,7 @@ private:
     std::optional<SignalInbox> signals_;
     std::unique_ptr<probes::ProbeSet> probes_;
     std::unique_ptr<RecordStream> stream_;
+    std::unique_ptr<StackCapture> stacks_;  // record --stacks
     std::unique_ptr<RingReader> ring_;
 
     std::optional<Launcher> launcher_;
@@ -222,6 +224,10 @@ Result<void> RecordSession::load_probes() {
     auto ring = RingReader::open(probes_->ringbuf_fd());
     if (!ring) return ring.error();
     ring_ = std::move(ring.value());
+    if (opt_.probe.stacks.enabled) {
+        stacks_ = std::make_unique<StackCapture>(*writer_, probes_->map_fd("iolens_stack_ra"));
+        stream_->set_stacks(stacks_.get());
+    }
     return {};
 }
 
@@ -381,6 +387,7 @@ Result<void> RecordSession::write_start() {
     capture_.anchor_uncertainty_ns = anchor.uncertainty_ns;
     capture_.job_id = opt_.job_id;
     capture_.job_id_source = opt_.job_id_source;
+    capture_.stacks = opt_.stacks_spec;
     capture_.command = opt_.command;
     for (pid_t p : targets_) capture_.pids.push_back(static_cast<uint32_t>(p));
     if (opt_.cgroup) {
@@ -684,6 +691,10 @@ Result<void> RecordSession::write_end() {
         for (uint32_t pid : stream_->joined())
             if (std::find(capture_.pids.begin(), capture_.pids.end(), pid) == capture_.pids.end())
                 capture_.pids.push_back(pid);
+    if (stacks_) {
+        if (auto r = stacks_->finish(); !r) stream_->note_error(r.error().message);
+        if (!stacks_->error().empty()) stream_->note_error(stacks_->error());
+    }
     capture_.cost = measure_cost();
     if (auto r = write_json(*writer_, recording::ChunkType::End, recording::capture_to_json(capture_)); !r)
         return r;

@@ -31,6 +31,7 @@ struct RecordOptions {
     std::string rank_env;               // --rank-env: a variable that overrides the standard rank variables
     std::string job_id, job_id_source;  // the batch system's job id (output_template.h), stored in META
     probes::ProbeOptions probe;
+    std::string stacks_spec;  // --stacks as given (probe.stacks holds what it means), "" without
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
     // called), so the reported attach time covers feature probing too.
     uint64_t started_mono_ns = 0;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
+#include "capture/stack_capture.h"
 #include "iolens/abi.h"
+#include "util/clock.h"
 
 namespace iolens::capture {
 
@@ -26,11 +29,31 @@ void RecordStream::note_record(const void* p, size_t size) {
         // its rank variables are read as at an exec.
         if (rec->exit_code == IOLENS_FORK_JOINED) exec_pending_.push_back(rec->pid);
         if (rec->exit_code == IOLENS_FORK_JOINED) joined_.push_back(rec->pid);
+        if (stacks_) stacks_->on_fork(rec->pid, rec->ppid);
     } else if (hdr->type == IOLENS_REC_EXIT && size >= sizeof(iolens_proc_rec))
         live_.erase(static_cast<const iolens_proc_rec*>(p)->pid);
-    else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args))
+    else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args)) {
         exec_pending_.push_back(static_cast<const iolens_exec_rec*>(p)->pid);
-    else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
+        if (stacks_) stacks_->on_exec(static_cast<const iolens_exec_rec*>(p)->pid);
+    } else if (hdr->type == IOLENS_REC_STACK && stacks_ && size >= offsetof(iolens_stack_rec, ips)) {
+        iolens_stack_rec rec;
+        std::memcpy(&rec, p, offsetof(iolens_stack_rec, ips));
+        if (rec.nframes <= IOLENS_STACK_DEPTH && rec.nwords <= IOLENS_STACK_WORDS &&
+            offsetof(iolens_stack_rec, ips) + size_t{rec.nframes} * 8 <= size) {
+            uint64_t ips[IOLENS_STACK_DEPTH];
+            std::memcpy(ips, static_cast<const std::byte*>(p) + offsetof(iolens_stack_rec, ips),
+                        size_t{rec.nframes} * 8);
+            stacks_->on_stack(rec, ips, monotonic_ns());
+        }
+    } else if (hdr->type == IOLENS_REC_SYSCALL && stacks_ && size >= IOLENS_SYSCALL_REC_V1_SIZE) {
+        uint8_t op;
+        std::memcpy(&op, static_cast<const std::byte*>(p) + offsetof(iolens_syscall_rec, op), 1);
+        if (op == IOLENS_OP_MMAP) {
+            uint32_t pid;
+            std::memcpy(&pid, static_cast<const std::byte*>(p) + offsetof(iolens_syscall_rec, pid), 4);
+            stacks_->on_mmap(pid);
+        }
+    } else if (hdr->type == IOLENS_REC_BLOCK && size >= sizeof(iolens_block_rec))
         devices_.insert(static_cast<const iolens_block_rec*>(p)->dev);
 }
 

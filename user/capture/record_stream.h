@@ -16,6 +16,9 @@ namespace iolens::capture {
 class RecordStream {
 public:
     explicit RecordStream(recording::Writer& writer) : writer_(writer) {}
+    // record --stacks: stack records (and the forks and execs that change
+    // whose mappings apply) go to it too.
+    void set_stacks(class StackCapture* stacks) { stacks_ = stacks; }
 
     // One ring-buffer sample: one record, or a thread's batch of records back
     // to back (bpf/call_batch.bpf.h), each sized by its header.
@@ -41,6 +44,7 @@ private:
     void note_record(const void* hdr, size_t size);
 
     recording::Writer& writer_;
+    class StackCapture* stacks_ = nullptr;
     uint64_t records_ = 0;
     std::set<uint32_t> live_;
     std::set<uint32_t> devices_;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "analysis/summarize.h"
 #include "capture/cgroup.h"
@@ -23,6 +24,40 @@
 #include "util/output_file.h"
 
 namespace iolens::cli {
+
+constexpr const char* kDefaultStacks = "first,1/64";
+
+Result<probes::ProbeOptions::Stacks> parse_stacks_spec(const std::string& spec) {
+    probes::ProbeOptions::Stacks st;
+    st.enabled = true;
+    st.first = false;
+    st.period = 0;
+    const auto bad = [&](const std::string& why) {
+        return make_error("--stacks=" + spec + ": " + why +
+                          " (give first, all or 1/N, comma-separated: e.g. --stacks=first,1/64)");
+    };
+    size_t pos = 0;
+    while (pos <= spec.size()) {
+        const size_t comma = spec.find(',', pos);
+        const std::string item =
+            spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        pos = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+        if (item == "first") {
+            st.first = true;
+        } else if (item == "all") {
+            st.period = 1;
+        } else if (item.rfind("1/", 0) == 0) {
+            char* end = nullptr;
+            const unsigned long n = std::strtoul(item.c_str() + 2, &end, 10);
+            if (item.size() == 2 || *end || n < 1 || n > (1u << 30)) return bad("'" + item + "' is not 1/N");
+            st.period = static_cast<uint32_t>(n);
+        } else {
+            return bad(item.empty() ? "an empty item" : "unknown item '" + item + "'");
+        }
+    }
+    if (!st.first && st.period == 0) return bad("no call would get a stack");
+    return st;
+}
 
 Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
     capture::RecordOptions o;
@@ -98,6 +133,14 @@ Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli) {
     if (cli.bpf_stats != "sampled" && cli.bpf_stats != "always" && cli.bpf_stats != "off")
         return make_error("--bpf-stats must be sampled, always or off, not '" + cli.bpf_stats + "'");
     o.bpf_stats = cli.bpf_stats;
+    if (!cli.stacks.empty()) {
+        // A bare --stacks (CLI11 gives the flag's default, "on").
+        const std::string spec = cli.stacks == "on" ? std::string(kDefaultStacks) : cli.stacks;
+        auto st = parse_stacks_spec(spec);
+        if (!st) return st.error();
+        o.probe.stacks = *st;
+        o.stacks_spec = spec;
+    }
     return o;
 }
 
@@ -131,6 +174,11 @@ void register_record(CLI::App& app, Action& action) {
     sub->add_flag("--live", opts->live,
                   "Show iolens top's header line on stderr every second while recording (rates, hit ratio, "
                   "devices, losses)");
+    sub->add_flag("--stacks{on}", opts->stacks,
+                  "Take the user stacks of file-I/O calls, for the report's call sites: --stacks takes each "
+                  "thread's first call on each file and one call in 64 (first,1/64); --stacks=SPEC chooses "
+                  "(first, all, 1/N, comma-separated; docs/call-sites.md)")
+        ->type_name("SPEC");
     sub->add_option("--ringbuf-mib", opts->ringbuf_mib,
                     "Kernel ring buffer size in MiB (a power of two, 1 to 1024)")
         ->capture_default_str()

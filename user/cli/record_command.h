@@ -23,10 +23,14 @@ struct RecordCliOptions {
     std::string force_hook;
     std::string force_variant;
     std::string bpf_stats = "sampled";
-    bool live = false;  // --live: iolens top's header line on stderr every second
+    bool live = false;   // --live: iolens top's header line on stderr every second
+    std::string stacks;  // --stacks[=SPEC]: "" off
     OutputOptions out;
 };
 
 Result<capture::RecordOptions> validate_record(const RecordCliOptions& cli);
+// --stacks's SPEC: comma-separated "first" (each thread's first call on each
+// file), "1/N" (one call in N of each thread), "all" (every call).
+Result<probes::ProbeOptions::Stacks> parse_stacks_spec(const std::string& spec);
 
 }  // namespace iolens::cli

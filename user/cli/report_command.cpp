@@ -1,5 +1,7 @@
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "analysis/summarize.h"
@@ -16,6 +18,7 @@ struct ReportCliOptions {
     bool allow_mixed = false;
     bool partial = false;
     std::string output;
+    std::string folded;  // --folded[=WEIGHT]: print folded stacks instead of the report
     OutputOptions out;
 };
 
@@ -74,6 +77,11 @@ void register_report(CLI::App& app, Action& action) {
                   "Write this recording's report as a partial (-o FILE) instead of printing it: partials of "
                   "many nodes, made where each recording is, merge with iolens report *.part");
     sub->add_option("-o,--output", opts->output, "The partial's file (with --partial)")->type_name("FILE");
+    sub->add_flag("--folded{bytes}", opts->folded,
+                  "Print the call sites (a recording made with record --stacks) as folded stacks for "
+                  "flame-graph tools instead of the report, weighted by bytes (read + written; the "
+                  "default), time (ns in the calls) or calls: --folded=time")
+        ->type_name("WEIGHT");
     sub->add_flag("-f,--force", opts->out.force, "Replace an existing JSON or HTML report or partial");
     add_output_options(
         sub, opts->out,
@@ -111,6 +119,18 @@ void register_report(CLI::App& app, Action& action) {
                 return 1;
             }
             if (report->capture.partial) spdlog::warn("partial report: {}", report->capture.partial_reason);
+            if (!opts->folded.empty()) {
+                if (opts->folded != "bytes" && opts->folded != "time" && opts->folded != "calls") {
+                    spdlog::error("--folded takes bytes, time or calls, not '{}'", opts->folded);
+                    return 2;
+                }
+                if (!report->call_sites) {
+                    spdlog::error("no stacks in this recording: record it with iolens record --stacks");
+                    return 1;
+                }
+                std::fputs(model::folded_stacks(*report->call_sites, opts->folded).c_str(), stdout);
+                return report->capture.partial ? 3 : 0;
+            }
             if (auto r = emit_report(*report, opts->out); !r) {
                 spdlog::error("{}", r.error().message);
                 return 1;

@@ -20,6 +20,9 @@
 //   void on_marker(const iolens_marker_rec&);  // text_len bytes of text
 //   void on_offcpu(const iolens_offcpu_rec&);
 //   void on_unknown(uint16_t type);  // a record type from a newer kernel side
+// and, if it wants user stacks (record --stacks), this one (a handler
+// without it skips them):
+//   void on_stack(const iolens_stack_rec& fixed, const uint64_t* ips);  // fixed.nframes ips
 #include <fmt/format.h>
 
 #include <cstddef>
@@ -133,6 +136,22 @@ bool decode_record(const iolens_rec_hdr& hdr, const std::byte* rec, Handler& h, 
                 return problem = too_short("off-CPU", hdr.size, sizeof(iolens_offcpu_rec)), false;
             h.on_offcpu(load_record<iolens_offcpu_rec>(rec));
             return true;
+        case IOLENS_REC_STACK: {
+            constexpr size_t fixed = offsetof(iolens_stack_rec, ips);
+            if (hdr.size < fixed) return problem = too_short("stack", hdr.size, fixed), false;
+            const auto r = load_record<iolens_stack_rec>(rec, fixed);
+            if (r.nframes > IOLENS_STACK_DEPTH || fixed + size_t{r.nframes} * 8 > hdr.size ||
+                r.nwords > IOLENS_STACK_WORDS)
+                return problem = fmt::format("stack record of size {} claims {} frames and {} words",
+                                             hdr.size, r.nframes, r.nwords),
+                       false;
+            if constexpr (requires(const uint64_t* ips) { h.on_stack(r, ips); }) {
+                uint64_t ips[IOLENS_STACK_DEPTH];
+                std::memcpy(ips, rec + fixed, size_t{r.nframes} * 8);
+                h.on_stack(r, ips);
+            }
+            return true;
+        }
         default:  // a record type this reader does not know: skip it whole
             h.on_unknown(hdr.type);
             return true;

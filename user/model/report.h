@@ -16,6 +16,7 @@
 #include "iolens/abi.h"
 #include "model/async_depth.h"
 #include "model/block_stats.h"
+#include "model/call_sites.h"
 #include "model/finding.h"
 #include "model/histogram.h"
 #include "model/page_cache.h"
@@ -305,6 +306,9 @@ struct Report {
     // Per-rank time series, when asked for (BuilderOptions::timeline_bins)
     // and there are ranks; only the HTML report shows it.
     std::optional<Timeline> timeline;
+    // record --stacks: the calls by call site (model/call_sites.h); nullopt
+    // for a recording made without stacks.
+    std::optional<CallSites> call_sites;
 };
 
 // Derived figures the renderers show, defined once here so that the terminal

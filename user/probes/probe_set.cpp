@@ -161,6 +161,19 @@ Result<std::unique_ptr<ProbeSet::Family>> open_attempt(const FamilySpec& spec, c
     if (options.target_cgroup && spec.name == std::string("process") &&
         !set_rodata<uint64_t>(fam->skeleton.obj, "iolens_target_cgroup", options.target_cgroup))
         return make_error("the " + attempt.object + " BPF object has no iolens_target_cgroup");
+    // --stacks: the syscall family sends user stacks (docs/call-sites.md);
+    // without it, its map of (thread, file) pairs seen takes no memory.
+    if (spec.name == std::string("syscalls")) {
+        const auto& st = options.stacks;
+        if (st.enabled && !(set_rodata<uint32_t>(fam->skeleton.obj, "iolens_stacks", 1) &&
+                            set_rodata<uint32_t>(fam->skeleton.obj, "iolens_stack_first", st.first ? 1 : 0) &&
+                            set_rodata<uint32_t>(fam->skeleton.obj, "iolens_stack_period", st.period)))
+            return make_error("the " + attempt.object + " BPF object has no iolens_stacks");
+        if (bpf_map* seen = bpf_object__find_map_by_name(fam->skeleton.obj, "iolens_stack_seen"))
+            bpf_map__set_max_entries(seen, st.enabled && st.first ? 16384 : 1);
+        if (bpf_map* ra = bpf_object__find_map_by_name(fam->skeleton.obj, "iolens_stack_ra"))
+            bpf_map__set_max_entries(ra, st.enabled && st.first ? 8192 : 1);
+    }
     const auto& tps = attempt.tracepoints;
     std::vector<std::string> found;
     bpf_program* prog;
@@ -322,6 +335,11 @@ void ProbeSet::detach() {
 }
 
 int ProbeSet::ringbuf_fd() const { return shared_maps_.at("iolens_events"); }
+
+int ProbeSet::map_fd(const std::string& name) const {
+    auto it = shared_maps_.find(name);
+    return it == shared_maps_.end() ? -1 : it->second;
+}
 
 std::map<std::string, uint64_t> ProbeSet::read_counters() const {
     std::map<std::string, uint64_t> out;

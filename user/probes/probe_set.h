@@ -39,6 +39,12 @@ struct ProbeOptions {
     // --cgroup: the cgroup v2 id (its directory's inode) whose members, and
     // the processes that join it or are forked into it, are traced (0: none).
     uint64_t target_cgroup = 0;
+    // --stacks: user stacks of file-I/O calls (docs/call-sites.md).
+    struct Stacks {
+        bool enabled = false;
+        bool first = true;     // the first call of each thread on each file
+        uint32_t period = 64;  // and one call in `period` of each thread (0: none, 1: all)
+    } stacks;
 };
 
 class ProbeSet {
@@ -58,6 +64,8 @@ public:
 
     const std::vector<recording::ProbeStatus>& statuses() const { return statuses_; }
     int ringbuf_fd() const;
+    // A map the families share, by name (-1 if no family has it).
+    int map_fd(const std::string& name) const;
     TrackedSet& tracked() { return tracked_; }
     // Kernel counters summed over CPUs, by name (see enum iolens_counter).
     std::map<std::string, uint64_t> read_counters() const;

@@ -69,6 +69,8 @@ struct CaptureInfo {
     // --cgroup: the cgroup v2 group traced (its path and id), or empty / 0.
     std::string cgroup_path;
     uint64_t cgroup_id = 0;
+    // record --stacks as given ("first,1/64"), "" when stacks were not taken.
+    std::string stacks;
     uint64_t duration_ns = 0;
     uint64_t events = 0;                          // records received from the kernel
     uint64_t lost_events = 0;                     // everything lost anywhere (sum of lost_detail)

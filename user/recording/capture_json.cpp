@@ -216,7 +216,7 @@ json capture_to_json(const CaptureInfo& c) {
     for (const auto& p : c.probes)
         probes.push_back(
             {{"name", p.name}, {"hook", p.hook}, {"attached", p.attached}, {"reason", text_json(p.reason)}});
-    return {
+    json out = {
         {"command", texts_json(c.command)},
         {"pids", c.pids},
         {"start_unix_ns", c.start_unix_ns},
@@ -246,6 +246,8 @@ json capture_to_json(const CaptureInfo& c) {
         {"devices", devices_to_json(c.devices)},
         {"cost", cost_to_json(c.cost)},
     };
+    if (!c.stacks.empty()) out["stacks"] = text_json(c.stacks);  // only with --stacks
+    return out;
 }
 
 Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
@@ -264,6 +266,7 @@ Result<void> update_capture_from_json(const json& j, CaptureInfo& c) {
         .get("job_id_source", out.job_id_source)
         .get("cgroup_path", out.cgroup_path)
         .get("cgroup_id", out.cgroup_id)
+        .get("stacks", out.stacks)
         .get("duration_ns", out.duration_ns)
         .get("events", out.events)
         .get("lost_events", out.lost_events)

@@ -111,4 +111,12 @@ RecordBuffer& RecordBuffer::marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, s
     return raw(&r, r.hdr.size);
 }
 
+RecordBuffer& RecordBuffer::stack(iolens_stack_rec r, std::span<const uint64_t> ips) {
+    const size_t n = std::min<size_t>(ips.size(), IOLENS_STACK_DEPTH);
+    r.nframes = static_cast<uint16_t>(n);
+    r.hdr = {IOLENS_REC_STACK, static_cast<uint16_t>(offsetof(iolens_stack_rec, ips) + n * 8)};
+    std::memcpy(r.ips, ips.data(), n * 8);
+    return raw(&r, r.hdr.size);
+}
+
 }  // namespace iolens::recording

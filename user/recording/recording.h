@@ -62,6 +62,13 @@ enum class ChunkType : uint32_t {
     // variables of a traced process (only those: never the whole environment,
     // which may hold secrets), read from /proc when it starts or at attach.
     Env = 5,
+    // JSON (record --stacks, docs/call-sites.md): a traced process's
+    // executable mappings, and unwind rules of syscall wrappers, written
+    // before the stack records that need them.
+    Stacks = 6,
+    // JSON (record --stacks): the function names of the stacks' frames, from
+    // the files the job mapped, written when recording stops.
+    Symbols = 7,
 };
 
 struct ChunkTypeInfo {
@@ -75,6 +82,9 @@ inline constexpr ChunkTypeInfo kChunkTypes[] = {
     {ChunkType::Process, "PROCESS", "JSON: a process known before its first event"},
     {ChunkType::End, "END", "JSON: what is known at the end: duration, losses, counters, exit status, cost"},
     {ChunkType::Env, "ENV", "JSON: the rank-related environment variables of one process"},
+    {ChunkType::Stacks, "STACKS",
+     "JSON: a process's executable mappings and wrapper unwind rules (--stacks)"},
+    {ChunkType::Symbols, "SYMBOLS", "JSON: function names of the recorded stacks' frames (--stacks)"},
 };
 // "META", ...; "type N" for a type this reader does not know.
 std::string chunk_type_name(ChunkType type);

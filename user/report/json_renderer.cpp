@@ -198,6 +198,31 @@ json file_to_json(const model::FileStats& f, const Live& live) {
 
 }  // namespace
 
+// record --stacks: the calls by call site (docs/call-sites.md).
+json call_sites_to_json(const model::CallSites& cs) {
+    json sites = json::array();
+    for (const auto& s : cs.sites) {
+        json frames = json::array();
+        for (const auto& f : s.frames)
+            frames.push_back({{"function", f.function.empty() ? json(nullptr) : text_json(f.function)},
+                              {"module", f.module.empty() ? json(nullptr) : text_json(f.module)},
+                              {"offset", f.offset}});
+        sites.push_back({{"frames", std::move(frames)},
+                         {"calls", s.calls},
+                         {"stacks", s.stacks},
+                         {"read_bytes", s.read_bytes},
+                         {"write_bytes", s.write_bytes},
+                         {"time_ns", s.time_ns},
+                         {"cache_in_bytes", s.cache_miss_bytes},
+                         {"files", s.files},
+                         {"top_file", s.top_file.empty() ? json(nullptr) : text_json(s.top_file)},
+                         {"top_file_bytes", s.top_file_bytes}});
+    }
+    return {{"spec", cs.spec},           {"stacks", cs.stacks},
+            {"calls", cs.calls},         {"calls_without", cs.calls_without},
+            {"sites", std::move(sites)}, {"notes", cs.notes}};
+}
+
 json report_to_json(const model::Report& r) { return report_to_json(r, true); }
 
 json report_to_json(const model::Report& r, bool with_files) {
@@ -238,6 +263,7 @@ json report_to_json(const model::Report& r, bool with_files) {
         {"limits", r.limits},
     };
     if (!r.nodes.empty()) j["nodes"] = nodes_to_json(r);  // a report of many nodes' recordings
+    if (r.call_sites) j["call_sites"] = call_sites_to_json(*r.call_sites);  // record --stacks only
     return j;
 }
 

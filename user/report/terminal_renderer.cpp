@@ -347,6 +347,7 @@ void render_terminal(const Report& r, std::ostream& out, const TerminalOptions& 
                                 " more files, each with fewer bytes, are counted in the totals "
                                 "but not listed in this report.",
                             c.width, "  ", "  "));
+    call_sites_section(c, r);
     page_cache_section(c, r);
     block_section(c, r);
     findings_section(c, r);

@@ -51,5 +51,7 @@ void ranks_section(Ctx& c, const model::Report& r);
 // A report of many nodes' recordings: one row per node.
 void nodes_section(Ctx& c, const model::Report& r);
 void epochs_section(Ctx& c, const model::Report& r);
+// call_sites_renderer.cpp: the calls by user stack (record --stacks only).
+void call_sites_section(Ctx& c, const model::Report& r);
 
 }  // namespace iolens::report::detail

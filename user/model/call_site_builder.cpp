@@ -1,0 +1,264 @@
+#include "model/call_site_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <nlohmann/json.hpp>
+
+#include "model/record_text.h"
+#include "model/record_walk.h"
+
+namespace iolens::model {
+
+using nlohmann::json;
+
+namespace {
+
+json parse(const recording::Chunk& chunk) {
+    auto text = std::string_view(reinterpret_cast<const char*>(chunk.payload.data()), chunk.payload.size());
+    return json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+template <typename T>
+T num(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<T>() : T{};
+}
+
+std::string str(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+json stacks_chunk_json(uint32_t pid, const std::vector<symbols::Mapping>& maps,
+                       const std::vector<CfaEntry>& cfa) {
+    json j = json::object();
+    if (!maps.empty()) {
+        j["pid"] = pid;
+        json a = json::array();
+        for (const auto& m : maps)
+            a.push_back({{"start", m.start},
+                         {"end", m.end},
+                         {"pgoff", m.pgoff},
+                         {"path", m.path},
+                         {"build_id", m.build_id}});
+        j["maps"] = std::move(a);
+    }
+    if (!cfa.empty()) {
+        json a = json::array();
+        for (const auto& c : cfa)
+            a.push_back({{"path", c.path}, {"build_id", c.build_id}, {"offset", c.offset}, {"cfa", c.cfa}});
+        j["cfa"] = std::move(a);
+    }
+    return j;
+}
+
+json symbols_chunk_json(const std::vector<ModuleSymbols>& modules) {
+    json a = json::array();
+    for (const auto& m : modules) {
+        json fns = json::array();
+        for (const auto& [off, name] : m.functions) fns.push_back(json::array({off, name}));
+        a.push_back(
+            {{"path", m.path}, {"build_id", m.build_id}, {"note", m.note}, {"functions", std::move(fns)}});
+    }
+    return {{"modules", std::move(a)}};
+}
+
+CallSiteBuilder::CallSiteBuilder(bool local_files) : sym_(local_files), resolver_(sym_) {}
+
+void CallSiteBuilder::on_chunk(const recording::Chunk& chunk) {
+    switch (chunk.type) {
+        case recording::ChunkType::Meta: {
+            const json j = parse(chunk);
+            if (j.is_object()) {
+                spec_ = str(j, "stacks");
+                active_ = !spec_.empty();
+            }
+            break;
+        }
+        case recording::ChunkType::Records:
+            if (active_) (void)walk_records(chunk.payload, *this, walked_);
+            break;
+        case recording::ChunkType::Stacks: {
+            const json j = parse(chunk);
+            if (!j.is_object()) break;
+            if (auto m = j.find("maps"); m != j.end() && m->is_array()) {
+                std::vector<symbols::Mapping> maps;
+                for (const auto& e : *m)
+                    if (e.is_object())
+                        maps.push_back({num<uint64_t>(e, "start"), num<uint64_t>(e, "end"),
+                                        num<uint64_t>(e, "pgoff"), str(e, "path"), str(e, "build_id")});
+                resolver_.add_maps(num<uint32_t>(j, "pid"), maps);
+            }
+            if (auto c = j.find("cfa"); c != j.end() && c->is_array())
+                for (const auto& e : *c)
+                    if (e.is_object())
+                        sym_.add_recorded_cfa(sym_.module(str(e, "path"), str(e, "build_id")),
+                                              num<uint64_t>(e, "offset"), num<int64_t>(e, "cfa"));
+            break;
+        }
+        case recording::ChunkType::Symbols: {
+            const json j = parse(chunk);
+            if (!j.is_object()) break;
+            if (auto m = j.find("modules"); m != j.end() && m->is_array())
+                for (const auto& e : *m) {
+                    if (!e.is_object()) continue;
+                    const uint32_t id = sym_.module(str(e, "path"), str(e, "build_id"));
+                    if (const std::string note = str(e, "note"); !note.empty())
+                        sym_.add_recorded_note(id, note);
+                    if (auto f = e.find("functions"); f != e.end() && f->is_array())
+                        for (const auto& p : *f)
+                            if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_string())
+                                sym_.add_recorded_function(id, p[0].get<uint64_t>(), p[1].get<std::string>());
+                }
+            break;
+        }
+        default:
+            break;
+    }
+}
+
+uint32_t CallSiteBuilder::intern(std::vector<symbols::Frame> frames) {
+    std::vector<std::pair<uint32_t, uint64_t>> key;
+    key.reserve(frames.size());
+    for (const auto& f : frames) key.emplace_back(f.module, f.offset);
+    auto [it, fresh] = ids_.try_emplace(std::move(key), static_cast<uint32_t>(stacks_.size()));
+    if (fresh) {
+        stacks_.push_back(std::move(frames));
+        acc_.emplace_back();
+    }
+    return it->second;
+}
+
+void CallSiteBuilder::on_stack(const iolens_stack_rec& r, const uint64_t* ips) {
+    stack_records_++;
+    pending_[r.tid] = {r.start_ns, intern(resolver_.resolve(r, ips)), true};
+}
+
+void CallSiteBuilder::on_fork(const iolens_proc_rec& r) { resolver_.add_parent(r.pid, r.ppid); }
+
+void CallSiteBuilder::on_exec(const iolens_exec_rec& r, const char*) { resolver_.forget(r.pid); }
+
+void CallSiteBuilder::on_file(const iolens_file_rec& r, const char* path) {
+    auto& name = names_[{r.dev, r.ino}];
+    if (name.empty()) name = path_from_components(path, r.path_len, r.flags & IOLENS_FILE_TRUNCATED);
+}
+
+void CallSiteBuilder::on_syscall(const iolens_syscall_rec& r, bool) {
+    constexpr uint32_t kAnyOp = ~0u;
+    const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
+    const TidFile key{r.tid, has_file ? r.dev : 0, has_file ? r.ino : 0, r.op};
+    const TidFile any{key.tid, key.dev, key.ino, kAnyOp};
+    uint32_t id;
+    bool own = false;
+    auto p = pending_.find(r.tid);
+    if (p != pending_.end() && p->second.valid && p->second.start_ns == r.start_ns) {
+        id = p->second.stack;
+        own = true;
+        last_[key] = id;
+        last_[any] = id;
+    } else if (auto l = last_.find(key); l != last_.end()) {
+        id = l->second;
+    } else if (auto a = last_.find(any); a != last_.end()) {
+        id = a->second;
+    } else {
+        calls_without_++;
+        return;
+    }
+    calls_++;
+    CallSite& s = acc_[id];
+    s.calls++;
+    if (own) s.stacks++;
+    const uint64_t moved = r.ret > 0 && (r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) ? r.ret : 0;
+    if (r.op == IOLENS_OP_READ) s.read_bytes += moved;
+    if (r.op == IOLENS_OP_WRITE) s.write_bytes += moved;
+    s.time_ns += r.duration_ns;
+    s.cache_miss_bytes += r.cache_in_bytes;
+    if (has_file) {
+        auto& f = files_[{id, {r.dev, r.ino}}];
+        f.bytes += moved;
+        f.calls++;
+    }
+}
+
+std::optional<CallSites> CallSiteBuilder::finish() {
+    if (!active_) return std::nullopt;
+    CallSites out;
+    out.spec = spec_;
+    out.stacks = stack_records_;
+    out.calls = calls_;
+    out.calls_without = calls_without_;
+    // Top file of each stack.
+    for (const auto& [k, f] : files_) {
+        CallSite& s = acc_[k.first];
+        s.files++;
+        const bool better = f.bytes > s.top_file_bytes || (s.top_file.empty() && f.bytes == s.top_file_bytes);
+        if (better) {
+            auto n = names_.find(k.second);
+            s.top_file = n != names_.end() ? n->second
+                                           : fmt::format("<dev {}:{} ino {}>", k.second.first >> 20,
+                                                         k.second.first & 0xfffff, k.second.second);
+            s.top_file_bytes = f.bytes;
+        }
+    }
+    // Symbolize, and merge stacks that name the same frames (the same code
+    // in different processes).
+    std::map<std::vector<std::tuple<std::string, std::string, uint64_t>>, size_t> by_text;
+    std::map<uint32_t, uint64_t> unnamed;  // module -> frames without a name
+    for (size_t id = 0; id < stacks_.size(); ++id) {
+        CallSite s = std::move(acc_[id]);
+        if (s.calls == 0) continue;
+        std::vector<std::tuple<std::string, std::string, uint64_t>> key;
+        for (const auto& f : stacks_[id]) {
+            CallSiteFrame cf;
+            if (f.module != symbols::kNoModule) {
+                cf.module = sym_.module_at(f.module).path;
+                if (auto fn = sym_.function(f.module, f.offset))
+                    cf.function = *fn;
+                else
+                    unnamed[f.module]++;
+            }
+            cf.offset = f.offset;
+            // Named frames merge across processes whatever their offsets.
+            key.emplace_back(cf.function, cf.module, cf.function.empty() ? cf.offset : 0);
+            s.frames.push_back(std::move(cf));
+        }
+        auto [it, fresh] = by_text.try_emplace(std::move(key), out.sites.size());
+        if (fresh) {
+            out.sites.push_back(std::move(s));
+            continue;
+        }
+        CallSite& t = out.sites[it->second];
+        t.calls += s.calls;
+        t.stacks += s.stacks;
+        t.read_bytes += s.read_bytes;
+        t.write_bytes += s.write_bytes;
+        t.time_ns += s.time_ns;
+        t.cache_miss_bytes += s.cache_miss_bytes;
+        t.files += s.files;
+        if (s.top_file_bytes > t.top_file_bytes) {
+            t.top_file = std::move(s.top_file);
+            t.top_file_bytes = s.top_file_bytes;
+        }
+    }
+    std::sort(out.sites.begin(), out.sites.end(), [](const CallSite& a, const CallSite& b) {
+        const uint64_t ab = a.read_bytes + a.write_bytes, bb = b.read_bytes + b.write_bytes;
+        if (ab != bb) return ab > bb;
+        if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
+        return a.calls > b.calls;
+    });
+    for (const auto& [m, n] : unnamed) {
+        std::string note = sym_.module_note(m);
+        if (note.empty())
+            note = fmt::format("{} address{} in no function it names (stripped, and no debug file found?)", n,
+                               n == 1 ? "" : "es");
+        out.notes.push_back(sym_.module_at(m).path + ": " + note);
+    }
+    return out;
+}
+
+}  // namespace iolens::model

@@ -1,0 +1,167 @@
+#include "symbols/stack_resolver.h"
+
+#include <algorithm>
+
+namespace iolens::symbols {
+
+namespace {
+
+uint64_t key(uint32_t module, uint64_t offset) {
+    return uint64_t{module} << 40 | (offset & ((1ull << 40) - 1));
+}
+
+}  // namespace
+
+// A module's file on this machine, opened when first asked about.
+struct Symbolizer::Local {
+    std::unique_ptr<ElfFile> elf;
+    std::optional<SymbolTable> syms;
+    bool syms_tried = false;
+    std::string note;  // why it cannot be used, or why it has no symbols
+};
+
+Symbolizer::Symbolizer(bool local_files) : local_files_(local_files) {}
+Symbolizer::~Symbolizer() = default;
+
+uint32_t Symbolizer::module(const std::string& path, const std::string& build_id) {
+    auto [it, fresh] = ids_.try_emplace({path, build_id}, static_cast<uint32_t>(modules_.size()));
+    if (fresh) modules_.push_back({path, build_id});
+    return it->second;
+}
+
+void Symbolizer::add_recorded_function(uint32_t module, uint64_t offset, std::string name) {
+    recorded_fn_[key(module, offset)] = std::move(name);
+}
+
+void Symbolizer::add_recorded_cfa(uint32_t module, uint64_t offset, int64_t cfa) {
+    recorded_cfa_[key(module, offset)] = cfa;
+}
+
+void Symbolizer::add_recorded_note(uint32_t module, std::string note) {
+    recorded_note_[module] = std::move(note);
+}
+
+Symbolizer::Local* Symbolizer::local(uint32_t module) {
+    if (!local_files_ || module >= modules_.size()) return nullptr;
+    auto& slot = local_[module];
+    if (!slot) {
+        slot = std::make_unique<Local>();
+        const Module& m = modules_[module];
+        if (m.path.empty() || m.path.front() != '/') {
+            slot->note = "not a file";
+        } else if (!(slot->elf = ElfFile::open(m.path))) {
+            slot->note = "not found on this machine";
+        } else if (!m.build_id.empty() && slot->elf->build_id() != m.build_id) {
+            slot->elf.reset();
+            slot->note = "the file on this machine is another build (build id differs)";
+        }
+    }
+    return slot->elf ? slot.get() : nullptr;
+}
+
+std::optional<std::string> Symbolizer::function(uint32_t module, uint64_t offset) {
+    if (auto it = recorded_fn_.find(key(module, offset)); it != recorded_fn_.end()) return it->second;
+    Local* l = local(module);
+    if (!l) return std::nullopt;
+    if (!l->syms_tried) {
+        l->syms_tried = true;
+        std::string why;
+        l->syms = load_symbols(modules_[module].path, &why);
+        if (!l->syms)
+            l->note = why;
+        else if (l->syms->size() == 0)
+            l->note = "no symbols (stripped, and no debug file found)";
+    }
+    if (!l->syms) return std::nullopt;
+    const auto vaddr = l->elf->vaddr_of(offset);
+    if (!vaddr) return std::nullopt;
+    if (const auto* s = l->syms->find(*vaddr)) return s->name;
+    return std::nullopt;
+}
+
+std::optional<int64_t> Symbolizer::cfa(uint32_t module, uint64_t offset) {
+    if (auto it = recorded_cfa_.find(key(module, offset)); it != recorded_cfa_.end()) return it->second;
+    Local* l = local(module);
+    if (!l) return std::nullopt;
+    const auto vaddr = l->elf->vaddr_of(offset);
+    if (!vaddr) return std::nullopt;
+    return l->elf->cfa_sp_offset(*vaddr);
+}
+
+std::string Symbolizer::module_note(uint32_t module) const {
+    if (auto it = local_.find(module); it != local_.end() && it->second && !it->second->note.empty())
+        return it->second->note;
+    if (auto it = recorded_note_.find(module); it != recorded_note_.end()) return it->second;
+    return {};
+}
+
+void StackResolver::add_maps(uint32_t pid, const std::vector<Mapping>& maps) {
+    auto& v = maps_[pid];
+    for (const auto& m : maps) {
+        if (m.end <= m.start) continue;
+        // The newer mapping replaces what it overlaps.
+        std::erase_if(v, [&](const Entry& e) { return e.start < m.end && m.start < e.end; });
+        v.push_back({m.start, m.end, m.pgoff, sym_.module(m.path, m.build_id)});
+    }
+    std::sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
+}
+
+void StackResolver::add_parent(uint32_t pid, uint32_t ppid) {
+    if (pid != ppid) parent_[pid] = ppid;
+}
+
+void StackResolver::forget(uint32_t pid) {
+    maps_.erase(pid);
+    parent_.erase(pid);
+}
+
+std::optional<Frame> StackResolver::locate(uint32_t pid, uint64_t addr) const {
+    // A forked child runs its parent's image until it execs (then it has
+    // mappings of its own): look up the ancestry, a few levels.
+    for (int depth = 0; depth < 16; ++depth) {
+        if (auto it = maps_.find(pid); it != maps_.end()) {
+            const auto& v = it->second;
+            auto e = std::upper_bound(v.begin(), v.end(), addr,
+                                      [](uint64_t a, const Entry& x) { return a < x.start; });
+            if (e != v.begin() && addr < std::prev(e)->end) {
+                const Entry& x = *std::prev(e);
+                return Frame{x.module, addr - x.start + x.pgoff};
+            }
+            return std::nullopt;  // it has mappings of its own: they decide
+        }
+        auto p = parent_.find(pid);
+        if (p == parent_.end()) return std::nullopt;
+        pid = p->second;
+    }
+    return std::nullopt;
+}
+
+bool StackResolver::covers(uint32_t pid, uint64_t addr) const { return locate(pid, addr).has_value(); }
+
+std::vector<Frame> StackResolver::resolve(const iolens_stack_rec& rec, const uint64_t* ips) {
+    std::vector<Frame> out;
+    const uint32_t n = std::min<uint32_t>(rec.nframes, IOLENS_STACK_DEPTH);
+    if (n == 0) return out;
+    const auto leaf = locate(rec.pid, ips[0]);
+    out.push_back(leaf ? *leaf : Frame{kNoModule, ips[0]});
+    // The wrapper's caller: the return address the unwind table puts at
+    // CFA - 8, in the words copied from the stack pointer.
+    if (leaf && leaf->module != kNoModule) {
+        if (const auto cfa = sym_.cfa(leaf->module, leaf->offset); cfa && *cfa >= 8 && *cfa % 8 == 0) {
+            const size_t idx = static_cast<size_t>(*cfa / 8 - 1);
+            if (idx < rec.nwords) {
+                const uint64_t ra = rec.words[idx];
+                if (const auto f = locate(rec.pid, ra - 1); f && (n < 2 || ips[1] != ra)) out.push_back(*f);
+            }
+        }
+    }
+    for (uint32_t i = 1; i < n; ++i) {
+        if (ips[i] == 0) break;
+        const auto f = locate(rec.pid, ips[i] - 1);
+        if (!f) break;
+        out.push_back(*f);
+    }
+    return out;
+}
+
+}  // namespace iolens::symbols
