@@ -510,9 +510,11 @@ static __always_inline void emit_stack(const struct stack_ctx *sc, struct iolens
 	rec->start_ns = st->start_ns;
 	rec->sp = sp;
 	iolens_batch_flush(st);
-	/* A thread's first stack on a file wakes the recorder now: it reads the
-	 * process's mappings from /proc, which must happen before it exits. */
-	iolens_output(rec, size, first);
+	/* A thread's first stack, and its first on a file, wake the recorder
+	 * now: it reads the process's mappings from /proc, which must happen
+	 * before the process exits. */
+	iolens_output(rec, size, first || !st->stack_sent);
+	st->stack_sent = 1;
 }
 
 /* The call's record. Nothing happened in the page cache or the scheduler

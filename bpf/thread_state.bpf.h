@@ -39,7 +39,7 @@ struct iolens_thread_state {
 	__u8 fault_pending; /* a file page fault began: fault_mapping, fault_index */
 	__u16 ra_sync;      /* readahead started during the syscall */
 	__u16 ra_async;
-	__u16 pad0;
+	__u16 stack_sent;           /* record --stacks: the thread has sent a stack */
 	__u32 stack_countdown;      /* record --stacks: calls until the next sampled stack */
 	__u64 fault_mapping;        /* the faulting address_space */
 	__u64 fault_index;          /* and page index: a fault that brings it in is major */

@@ -21,10 +21,12 @@ json parse(const recording::Chunk& chunk) {
     return json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
+// Integers only: a float converted to an integer type out of its range
+// would be undefined behaviour (a damaged or hostile recording).
 template <typename T>
 T num(const json& j, const char* key) {
     auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<T>() : T{};
+    return it != j.end() && it->is_number_integer() ? it->get<T>() : T{};
 }
 
 std::string str(const json& j, const char* key) {
@@ -112,7 +114,7 @@ void CallSiteBuilder::on_chunk(const recording::Chunk& chunk) {
                         sym_.add_recorded_note(id, note);
                     if (auto f = e.find("functions"); f != e.end() && f->is_array())
                         for (const auto& p : *f)
-                            if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_string())
+                            if (p.is_array() && p.size() == 2 && p[0].is_number_integer() && p[1].is_string())
                                 sym_.add_recorded_function(id, p[0].get<uint64_t>(), p[1].get<std::string>());
                 }
             break;
