@@ -108,6 +108,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Depends from the binary itself (dpkg-shlibdeps): what it links, no more.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3")
+# record --stacks names functions with BCC's symbol reader, dlopen'd.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libbpfcc")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)
 # The install rules only (the tests and tools are not installed anyway).

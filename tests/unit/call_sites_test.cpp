@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/record_command.h"
 #include "model/call_site_builder.h"
 #include "recording/record_buffer.h"
+#include "report/html_renderer.h"
+#include "report/json_renderer.h"
+#include "report/terminal_renderer.h"
 #include "symbols/bcc_symbols.h"
 #include "symbols/proc_maps.h"
 
@@ -137,6 +141,28 @@ TEST(CallSites, UnnamedFramesFallBackToFileAndOffset) {
     ASSERT_EQ(cs->sites[0].frames.size(), 3u);
     EXPECT_EQ(frame_text(cs->sites[0].frames[1]), "app+0x1ff");
     EXPECT_EQ(folded_stacks(*cs, "bytes"), "[app+0x2ff];[app+0x1ff];[libc.so.6+0x1100] 24576\n");
+}
+
+TEST(CallSites, EveryViewShowsThem) {
+    CallSiteBuilder b(/*local_files=*/false);
+    for (const auto& c : fixture()) b.on_chunk(c);
+    Report r;
+    r.call_sites = b.finish();
+    const auto j = report::report_to_json(r);
+    ASSERT_TRUE(j.contains("call_sites"));
+    EXPECT_EQ(j["call_sites"]["sites"][0]["frames"][1]["function"], "read_a");
+    EXPECT_EQ(j["call_sites"]["sites"][0]["read_bytes"], 24576);
+    EXPECT_EQ(j["call_sites"]["calls_without"], 1);
+    r.totals[IOLENS_OP_READ].calls = 6;  // the terminal view shows sections only for a report with calls
+    std::ostringstream text;
+    report::render_terminal(r, text);
+    EXPECT_NE(text.str().find("Call sites (--stacks=first,1/64: 2 stacks; 5 of 6 calls charged to one)"),
+              std::string::npos)
+        << text.str();
+    EXPECT_NE(text.str().find("< read_a (app)"), std::string::npos) << text.str();
+    EXPECT_NE(report::report_to_html(r).find("id=\"call-sites\""), std::string::npos);
+    Report none;
+    EXPECT_FALSE(report::report_to_json(none).contains("call_sites"));
 }
 
 TEST(CallSites, NoneWithoutStacks) {

@@ -441,6 +441,40 @@ void files(std::string& o, const model::Report& r) {
     o += "</tbody></table></div></section>";
 }
 
+// record --stacks only: the calls by call site, the stack innermost first.
+void call_sites(std::string& o, const model::Report& r) {
+    if (!r.call_sites) return;
+    const auto& cs = *r.call_sites;
+    constexpr size_t kMaxSites = 200;
+    o += fmt::format(R"(<section id="call-sites" data-count="{}"><h2>Call sites</h2>)", cs.sites.size());
+    o += fmt::format(
+        R"(<p class="note">--stacks={}: {} stacks; {} of {} calls charged to one (docs/call-sites.md).{}</p>)",
+        html_text(cs.spec), human_count(cs.stacks), human_count(cs.calls),
+        human_count(cs.calls + cs.calls_without),
+        cs.sites.size() > kMaxSites
+            ? fmt::format(" The {} that moved the most bytes of {}.", kMaxSites, human_count(cs.sites.size()))
+            : std::string());
+    o +=
+        R"(<div class="scroll"><table class="sortable" id="call-site-table"><thead><tr><th class="t">call site (innermost first)</th><th>read</th><th>written</th><th>calls</th><th>time in calls</th><th>cache in</th><th class="t">top file</th></tr></thead><tbody>)";
+    size_t shown = 0;
+    for (const auto& s : cs.sites) {
+        if (shown++ == kMaxSites) break;
+        std::string stack;
+        for (size_t i = 0; i < s.frames.size(); ++i)
+            stack += (i ? "<br>&lt; " : "") + html_text(model::frame_text(s.frames[i]));
+        o += fmt::format(R"(<tr><td class="t">{}</td>)", stack.empty() ? "[no user stack]" : stack) +
+             num_cell(s.read_bytes, human_bytes(s.read_bytes)) +
+             num_cell(s.write_bytes, human_bytes(s.write_bytes)) + num_cell(s.calls, human_count(s.calls)) +
+             num_cell(s.time_ns, human_ns(s.time_ns)) +
+             num_cell(s.cache_miss_bytes, human_bytes(s.cache_miss_bytes)) +
+             fmt::format(R"(<td class="t">{}</td></tr>)", html_text(s.top_file));
+    }
+    o += "</tbody></table></div>";
+    for (const auto& n : cs.notes)
+        o += fmt::format(R"(<p class="note">No function names: {}</p>)", html_text(n));
+    o += "</section>";
+}
+
 void processes(std::string& o, const model::Report& r) {
     o += fmt::format(R"(<section id="processes" data-count="{}"><h2>Processes</h2>)", r.processes.size());
     o +=
@@ -480,6 +514,7 @@ std::string report_to_html(const model::Report& r) {
     block(o, r);
     ranks(o, r);
     files(o, r);
+    call_sites(o, r);
     processes(o, r);
     o += "</main><script>";
     o += kScript;

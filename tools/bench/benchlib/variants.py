@@ -101,14 +101,17 @@ class Strace:
 class Iolens:
     traces = True
 
-    def __init__(self, label, path):
+    def __init__(self, label, path, flags=()):
         self.name = "iolens" if label == "iolens" else "iolens:" + label
+        if flags:
+            self.name += " " + " ".join(flags)
         self.label = label
         self.path = path
+        self.flags = list(flags)
 
     def wrap(self, cmd, tmp):
         return [self.path, "record", "-f", "-o", os.path.join(tmp, "rec.iolens"),
-                "--json", os.path.join(tmp, "rec.json"), "--"] + list(cmd)
+                "--json", os.path.join(tmp, "rec.json")] + self.flags + ["--"] + list(cmd)
 
     def result(self, run, tmp):
         with open(os.path.join(tmp, "rec.json")) as f:
@@ -144,6 +147,11 @@ def make(names, build, iolens_bins):
         elif n == "iolens":
             for label, path in iolens_bins:
                 out.append(Iolens(label, path))
+        elif n == "stacks":
+            # record --stacks (docs/call-sites.md), beside the default: the
+            # first iolens binary given.
+            label, path = iolens_bins[0]
+            out.append(Iolens(label, path, ["--stacks"]))
         else:
-            raise BenchError("unknown variant %r (baseline, floor, bpftrace, strace, iolens)" % n)
+            raise BenchError("unknown variant %r (baseline, floor, bpftrace, strace, iolens, stacks)" % n)
     return out
