@@ -72,6 +72,9 @@
 /* ... and its instruction pointer (the instruction after the syscall). */
 #define IOLENS_USER_IP_BTF(regs) ((regs)->ip)
 #define IOLENS_USER_IP_CORE(regs) BPF_CORE_READ(regs, ip)
+/* ... and its frame pointer register. */
+#define IOLENS_USER_BP_BTF(regs) ((regs)->bp)
+#define IOLENS_USER_BP_CORE(regs) BPF_CORE_READ(regs, bp)
 #else
 #error "iolens: add this architecture's syscall numbers"
 #endif

@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define OP_COPY IOLENS_BPF_OP_COPY
 #define MAX_RW_COUNT 0x7ffff000ULL /* INT_MAX & PAGE_MASK, include/linux/fs.h */
 #define PATH_FLAGS(path) ((path) << IOLENS_SC_PATH_SHIFT)
+#define STACK_PIECE 1024 /* bytes of user stack copied per read (record --stacks) */
 
 /* record --stacks (set by user space before load): a stack record goes with
  * the first call of each thread on each file (iolens_stack_first) and with
@@ -453,6 +454,7 @@ static __always_inline void emit_stack(const struct stack_ctx *sc, struct iolens
 	bool take = false, first = false;
 	__u32 zero = 0;
 	__u64 sp, size;
+	__u32 w;
 	__u8 one = 1;
 	long n;
 
@@ -493,22 +495,38 @@ static __always_inline void emit_stack(const struct stack_ctx *sc, struct iolens
 	rec = bpf_map_lookup_elem(&iolens_stack_scratch, &zero);
 	if (!rec)
 		return;
-	n = bpf_get_stack(sc->ctx, rec->ips, sizeof(rec->ips), BPF_F_USER_STACK);
+	/* The top of the user stack, for the recorder's unwinding (code without
+	 * frame pointers): 1 KiB pieces until one cannot be read (the stack's
+	 * end, or a page not present). */
+	w = 0;
+#pragma unroll
+	for (int i = 0; i < IOLENS_STACK_COPY / STACK_PIECE; i++) {
+		if (bpf_probe_read_user(&rec->data[i * (STACK_PIECE / 8)], STACK_PIECE,
+		                        (void *)(sp + i * STACK_PIECE)))
+			break;
+		w = (i + 1) * (STACK_PIECE / 8);
+	}
+	if (w > IOLENS_STACK_COPY / 8)
+		w = IOLENS_STACK_COPY / 8;
+	/* Then the kernel's frame-pointer walk. */
+	n = bpf_get_stack(sc->ctx, &rec->data[w], IOLENS_STACK_DEPTH * 8, BPF_F_USER_STACK);
 	if (n < 0)
 		n = 0;
-	if (n > sizeof(rec->ips))
-		n = sizeof(rec->ips);
-	rec->nwords = IOLENS_STACK_WORDS;
-	if (bpf_probe_read_user(rec->words, sizeof(rec->words), (void *)sp))
-		rec->nwords = 0;
-	size = __builtin_offsetof(struct iolens_stack_rec, ips) + (__u64)n;
+	if (n > IOLENS_STACK_DEPTH * 8)
+		n = IOLENS_STACK_DEPTH * 8;
+	size = __builtin_offsetof(struct iolens_stack_rec, data) + (__u64)w * 8 + (__u64)n;
 	rec->hdr.type = IOLENS_REC_STACK;
 	rec->hdr.size = size;
 	rec->nframes = n / sizeof(__u64);
+	rec->nwords = w;
 	rec->pid = pid_tgid >> 32;
 	rec->tid = (__u32)pid_tgid;
 	rec->start_ns = st->start_ns;
 	rec->sp = sp;
+	rec->bp = sc->btf_regs ? IOLENS_USER_BP_BTF(regs) : IOLENS_USER_BP_CORE(regs);
+	rec->ip = sc->btf_regs ? IOLENS_USER_IP_BTF(regs) : IOLENS_USER_IP_CORE(regs);
+	rec->flags = 0;
+	rec->pad0 = 0;
 	iolens_batch_flush(st);
 	/* A thread's first stack, and its first on a file, wake the recorder
 	 * now: it reads the process's mappings from /proc, which must happen

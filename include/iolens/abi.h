@@ -45,11 +45,11 @@ enum iolens_rec_type {
 	IOLENS_REC_STACK = 10,    /* struct iolens_stack_rec (variable length) */
 };
 
-/* record --stacks: user frames a stack record carries at most, and words of
- * the user stack it copies from the stack pointer (the syscall wrapper's
- * caller is found there: see struct iolens_stack_rec). */
+/* record --stacks: user frames a stack record carries at most, and bytes of
+ * the user stack the kernel copies from the stack pointer (for the recorder's
+ * unwinding by .eh_frame: see struct iolens_stack_rec). */
 #define IOLENS_STACK_DEPTH 64
-#define IOLENS_STACK_WORDS 16
+#define IOLENS_STACK_COPY 8192
 
 /* Markers: a tracked process calls access()/faccessat()/faccessat2() on a path
  * under this prefix (the call fails harmlessly: the directory does not exist).
@@ -375,13 +375,22 @@ struct iolens_offcpu_rec {
  * thread on each file, and a sample of the others). It comes just before the
  * call's record(s) in the stream of its thread (same tid and start_ns); a copy
  * call's two records share it.
- * ips holds nframes user addresses, innermost first, from the kernel's
- * frame-pointer walk (bpf_get_stack with BPF_F_USER_STACK): ips[0] is the
- * instruction after the syscall, in the libc wrapper. A wrapper keeps no frame
- * pointer, so the walk skips its caller; that return address is on the stack
- * near sp, and words (the first nwords words from sp) let user space find it
- * with the wrapper's unwind table (docs/call-sites.md). Only the nframes ips
- * present are in the record (hdr.size says so). */
+ *
+ * data holds nwords words of the user stack copied from sp (the kernel
+ * copies up to IOLENS_STACK_COPY bytes, in 1 KiB pieces, stopping at the first
+ * it cannot read), then nframes user addresses, innermost first, from the
+ * kernel's frame-pointer walk (bpf_get_stack, BPF_F_USER_STACK): ips[0] is
+ * the instruction after the syscall, in the libc wrapper.
+ *
+ * The recorder unwinds each stack with the binaries' .eh_frame tables (code
+ * built without frame pointers included) and writes it to the recording with
+ * nwords 0, flag IOLENS_STACKF_UNWOUND and the unwound return addresses as
+ * its frames (docs/call-sites.md). Only the words and frames present are in
+ * the record (hdr.size says so). */
+enum iolens_stack_flags {
+	IOLENS_STACKF_UNWOUND = 1 << 0, /* the frames are the recorder's unwinding */
+};
+
 struct iolens_stack_rec {
 	struct iolens_rec_hdr hdr;
 	__u16 nframes;
@@ -389,9 +398,12 @@ struct iolens_stack_rec {
 	__u32 pid;
 	__u32 tid;
 	__u64 start_ns; /* the call's start_ns */
-	__u64 sp;       /* the user stack pointer at the call */
-	__u64 words[IOLENS_STACK_WORDS];
-	__u64 ips[IOLENS_STACK_DEPTH];
+	__u64 sp;       /* user registers at the syscall: stack pointer, */
+	__u64 bp;       /* frame pointer (rbp), */
+	__u64 ip;       /* and instruction pointer */
+	__u32 flags;    /* enum iolens_stack_flags */
+	__u32 pad0;
+	__u64 data[IOLENS_STACK_COPY / 8 + IOLENS_STACK_DEPTH]; /* words, then frames */
 };
 
 /* Size asserts, checked by both compilers. */
@@ -411,7 +423,7 @@ IOLENS_STATIC_ASSERT(sizeof(struct iolens_marker_rec) == 24 + IOLENS_MARKER_BYTE
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_offcpu_rec) == 32, "offcpu_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_file_rec) == 48 + IOLENS_PATH_BYTES, "file_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_proc_rec) == 40, "proc_rec size");
-IOLENS_STATIC_ASSERT(sizeof(struct iolens_stack_rec) == 32 + 8 * (IOLENS_STACK_WORDS + IOLENS_STACK_DEPTH),
+IOLENS_STATIC_ASSERT(sizeof(struct iolens_stack_rec) == 56 + IOLENS_STACK_COPY + 8 * IOLENS_STACK_DEPTH,
                      "stack_rec size");
 IOLENS_STATIC_ASSERT(sizeof(struct iolens_exec_rec) == 40 + IOLENS_ARGS_BYTES, "exec_rec size");
 

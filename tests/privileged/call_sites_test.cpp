@@ -158,6 +158,72 @@ TEST_F(CallSites, AStrippedBinaryFallsBackToFileAndOffset) {
     EXPECT_TRUE(noted) << j["call_sites"]["notes"].dump();
 }
 
+// The module basenames of a call site's frames, innermost first, once each.
+std::vector<std::string> modules_of(const nlohmann::json& site) {
+    std::vector<std::string> out;
+    for (const auto& f : site["frames"]) {
+        if (!f["module"].is_string()) continue;
+        const std::string m = f["module"].get<std::string>();
+        const std::string base = m.substr(m.rfind('/') + 1);
+        if (std::find(out.begin(), out.end(), base) == out.end()) out.push_back(base);
+    }
+    return out;
+}
+
+bool has_module(const nlohmann::json& site, const std::string& needle) {
+    for (const auto& m : modules_of(site))
+        if (m.find(needle) != std::string::npos) return true;
+    return false;
+}
+
+TEST_F(CallSites, APyTorchJobsReadsAreGroupedByLibrary) {
+    // Debian's Python, torch and torchvision: no frame pointers anywhere, so
+    // these stacks are the recorder's .eh_frame unwinding.
+    if (run({"/usr/bin/python3", "-c", "import torch, torchvision"}).exit_status != 0)
+        GTEST_SKIP() << "/usr/bin/python3 has no torch/torchvision (tools/install-deps.sh installs them)";
+    const std::string job = std::string(IOLENS_SOURCE_DIR) + "/tests/callsite/torch_job.py";
+    last = run({iolens_bin(), "record", "--stacks", "-f", "-o", dir / "rec.iolens", "--json",
+                dir / "report.json", "--", "/usr/bin/python3", job, dir / "d"});
+    ASSERT_EQ(last.exit_status, 0) << last.err;
+    // The job's line (iolens's summary follows it on stdout).
+    const auto at = last.out.find("{\"pil\"");
+    ASSERT_NE(at, std::string::npos) << last.out;
+    const auto sizes = nlohmann::json::parse(last.out.substr(at, last.out.find('\n', at) - at));
+    const auto j = load_json(dir / "report.json");
+    ASSERT_TRUE(j.contains("call_sites"));
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    uint64_t pil = 0, ckpt = 0;
+    bool pil_by_python = true, ckpt_through_libtorch = false, tv_by_torchvision = false;
+    const std::string d = dir / "d";
+    for (const auto& s : j["call_sites"]["sites"]) {
+        const std::string top = s["top_file"].is_string() ? s["top_file"].get<std::string>() : "";
+        const auto mods = modules_of(s);
+        if (top.rfind(d + "/pil/", 0) == 0) {
+            // The DataLoader's workers (forked) read the JPEGs through PIL's
+            // Python file object: the interpreter's read.
+            pil += s["read_bytes"].get<uint64_t>();
+            if (s["read_bytes"].get<uint64_t>() && !has_module(s, "python3")) pil_by_python = false;
+        }
+        if (top == d + "/ckpt.pt") {
+            ckpt += s["read_bytes"].get<uint64_t>();
+            ckpt_through_libtorch |= has_module(s, "libtorch");
+        }
+        // torchvision.io.read_file: libtorch maps the file, called from
+        // torchvision's image extension.
+        if (top.rfind(d + "/tv/", 0) == 0 && has_module(s, "libtorch"))
+            tv_by_torchvision |= has_module(s, "image.cpython");
+    }
+    EXPECT_EQ(pil, sizes["pil"].get<uint64_t>());
+    EXPECT_TRUE(pil_by_python);
+    EXPECT_GE(ckpt, sizes["ckpt"].get<uint64_t>());
+    EXPECT_TRUE(ckpt_through_libtorch);
+    EXPECT_TRUE(tv_by_torchvision);
+    // By library: the interpreter read the most.
+    ASSERT_FALSE(j["call_sites"]["libraries"].empty());
+    EXPECT_NE(j["call_sites"]["libraries"][0]["module"].get<std::string>().find("python3"),
+              std::string::npos);
+}
+
 TEST_F(CallSites, NoSectionWithoutStacks) {
     const auto j = record({}, callsite_bin());
     EXPECT_FALSE(j.contains("call_sites"));

@@ -80,10 +80,13 @@ std::vector<recording::Chunk> fixture() {
     s.pid = 100;
     s.tid = 101;
     s.start_ns = 1000;
-    s.nwords = IOLENS_STACK_WORDS;
-    s.words[5] = 0x1200;                            // the wrapper's return address: into read_a
-    const uint64_t ips[] = {0x10100, 0x1300, 0x9};  // wrapper, main (FP walk), garbage
-    b.stack(s, ips);
+    // 16 words from sp, the wrapper's return address (into read_a) at sp + 0x28;
+    // then the frame-pointer walk: wrapper, main, garbage.
+    std::vector<uint64_t> data(16, 0);
+    data[5] = 0x1200;
+    s.nwords = 16;
+    for (uint64_t ip : {0x10100, 0x1300, 0x9}) data.push_back(ip);
+    b.stack(s, data);
     b.syscall(read_call(100, 101, 1000, 4096, 1, 7), true);
     for (uint64_t t = 2000; t < 5000; t += 1000) b.syscall(read_call(100, 101, t, 4096, 1, 7), true);
     b.syscall(read_call(100, 102, 6000, 100, 1, 8), true);  // another thread, no stack: not charged
@@ -91,7 +94,7 @@ std::vector<recording::Chunk> fixture() {
     s.pid = 200;
     s.tid = 200;
     s.start_ns = 7000;
-    b.stack(s, ips);
+    b.stack(s, data);
     b.syscall(read_call(200, 200, 7000, 8192, 1, 7), true);
     chunks.push_back(records_chunk(b));
     json fns_app = json::array({json::array({0x1ff, "read_a"}), json::array({0x2ff, "main"})});

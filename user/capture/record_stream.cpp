@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 
 #include "capture/stack_capture.h"
 #include "iolens/abi.h"
@@ -35,16 +36,6 @@ void RecordStream::note_record(const void* p, size_t size) {
     else if (hdr->type == IOLENS_REC_EXEC && size >= offsetof(iolens_exec_rec, args)) {
         exec_pending_.push_back(static_cast<const iolens_exec_rec*>(p)->pid);
         if (stacks_) stacks_->on_exec(static_cast<const iolens_exec_rec*>(p)->pid);
-    } else if (hdr->type == IOLENS_REC_STACK && stacks_ && size >= offsetof(iolens_stack_rec, ips)) {
-        iolens_stack_rec rec;
-        std::memcpy(&rec, p, offsetof(iolens_stack_rec, ips));
-        if (rec.nframes <= IOLENS_STACK_DEPTH && rec.nwords <= IOLENS_STACK_WORDS &&
-            offsetof(iolens_stack_rec, ips) + size_t{rec.nframes} * 8 <= size) {
-            uint64_t ips[IOLENS_STACK_DEPTH];
-            std::memcpy(ips, static_cast<const std::byte*>(p) + offsetof(iolens_stack_rec, ips),
-                        size_t{rec.nframes} * 8);
-            stacks_->on_stack(rec, ips, monotonic_ns());
-        }
     } else if (hdr->type == IOLENS_REC_SYSCALL && stacks_ && size >= IOLENS_SYSCALL_REC_V1_SIZE) {
         uint8_t op;
         std::memcpy(&op, static_cast<const std::byte*>(p) + offsetof(iolens_syscall_rec, op), 1);
@@ -57,7 +48,27 @@ void RecordStream::note_record(const void* p, size_t size) {
         devices_.insert(static_cast<const iolens_block_rec*>(p)->dev);
 }
 
+// record --stacks: a stack record (the kernel sends each alone) is unwound
+// and written in its compact form (capture/stack_capture.h). False when the
+// sample is not one well-formed stack record.
+bool RecordStream::stack_sample(const void* data, size_t size) {
+    constexpr size_t fixed = offsetof(iolens_stack_rec, data);
+    if (!stacks_ || size < fixed) return false;
+    auto rec = std::make_unique<iolens_stack_rec>();
+    std::memcpy(rec.get(), data, fixed);
+    const size_t words = size_t{rec->nframes} + rec->nwords;
+    if (rec->hdr.type != IOLENS_REC_STACK || rec->hdr.size != size || rec->nframes > IOLENS_STACK_DEPTH ||
+        words > sizeof(rec->data) / 8 || fixed + words * 8 > size)
+        return false;
+    std::memcpy(rec->data, static_cast<const std::byte*>(data) + fixed, words * 8);
+    const auto out = stacks_->on_stack(*rec, reinterpret_cast<const uint64_t*>(rec->data), monotonic_ns());
+    records_++;
+    if (auto r = writer_.append_records(out, 1); !r) note_error(r.error().message);
+    return true;
+}
+
 void RecordStream::on_sample(const void* data, size_t size) {
+    if (stack_sample(data, size)) return;
     const auto* bytes = static_cast<const std::byte*>(data);
     size_t off = 0;
     const uint64_t before = records_;

@@ -42,6 +42,7 @@ public:
 
 private:
     void note_record(const void* hdr, size_t size);
+    bool stack_sample(const void* data, size_t size);
 
     recording::Writer& writer_;
     class StackCapture* stacks_ = nullptr;

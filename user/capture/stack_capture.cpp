@@ -2,6 +2,9 @@
 
 #include <bpf/bpf.h>
 
+#include <cstddef>
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "model/call_site_builder.h"
@@ -18,11 +21,13 @@ constexpr uint64_t kRereadNs = 1'000'000'000;
 
 }  // namespace
 
-void StackCapture::on_stack(const iolens_stack_rec& rec, const uint64_t* ips, uint64_t now_ns) {
-    if (rec.nframes == 0) return;
+std::vector<std::byte> StackCapture::on_stack(const iolens_stack_rec& rec, const uint64_t* data,
+                                              uint64_t now_ns) {
+    const uint64_t* ips = data + rec.nwords;
+    const uint64_t ip0 = rec.nframes ? ips[0] : rec.ip;
     std::vector<symbols::Mapping> maps;
     const bool known =
-        resolver_.covers(rec.pid, ips[0]) && (rec.nframes < 2 || resolver_.covers(rec.pid, ips[1] - 1));
+        resolver_.covers(rec.pid, ip0) && (rec.nframes < 2 || resolver_.covers(rec.pid, ips[1] - 1));
     if (!known) {
         auto it = read_at_.find(rec.pid);
         if (it == read_at_.end() || mapped_since_read_.count(rec.pid) || now_ns - it->second >= kRereadNs) {
@@ -32,14 +37,14 @@ void StackCapture::on_stack(const iolens_stack_rec& rec, const uint64_t* ips, ui
             if (!maps.empty()) resolver_.add_maps(rec.pid, maps);
         }
     }
-    // The wrapper's unwind rule, once per address (the report needs it to
-    // find the wrapper's caller, and may not have the file); and the kernel
-    // is told where this process's wrapper keeps its return address, so it
-    // takes a new stack when a thread calls from another function.
+    // The wrapper's unwind rule, once per address (a report of a record the
+    // recorder did not unwind needs it); and the kernel is told where this
+    // process's wrapper keeps its return address, so it takes a new stack
+    // when a thread calls from another function.
     std::vector<model::CfaEntry> cfa;
-    if (const auto leaf = resolver_.locate(rec.pid, ips[0]); leaf && leaf->module != symbols::kNoModule) {
+    if (const auto leaf = resolver_.locate(rec.pid, ip0); leaf && leaf->module != symbols::kNoModule) {
         const bool new_leaf = cfa_written_.insert({leaf->module, leaf->offset}).second;
-        const bool new_ra = ra_map_fd_ >= 0 && ra_written_.insert({rec.pid, ips[0]}).second;
+        const bool new_ra = ra_map_fd_ >= 0 && ra_written_.insert({rec.pid, ip0}).second;
         if (new_leaf || new_ra) {
             if (const auto c = sym_.cfa(leaf->module, leaf->offset)) {
                 const auto& m = sym_.module_at(leaf->module);
@@ -48,7 +53,7 @@ void StackCapture::on_stack(const iolens_stack_rec& rec, const uint64_t* ips, ui
                     struct {
                         uint32_t tgid, pad;
                         uint64_t ip;
-                    } key{rec.pid, 0, ips[0]};
+                    } key{rec.pid, 0, ip0};
                     const int64_t slot = *c - 8;
                     (void)bpf_map_update_elem(ra_map_fd_, &key, &slot, BPF_ANY);  // full: stacks stay coarser
                 }
@@ -60,8 +65,24 @@ void StackCapture::on_stack(const iolens_stack_rec& rec, const uint64_t* ips, ui
                                           json_dump(model::stacks_chunk_json(rec.pid, maps, cfa)));
         if (!r && error_.empty()) error_ = r.error().message;
     }
-    for (const auto& f : resolver_.resolve(rec, ips))
+    // Unwound here, while the files are at hand: the recording keeps the
+    // return addresses, not the 8 KiB of stack.
+    auto addrs = resolver_.unwind(rec, data);
+    if (addrs.size() > IOLENS_STACK_DEPTH) addrs.resize(IOLENS_STACK_DEPTH);
+    for (const auto& f : resolver_.frames_of(rec.pid, addrs))
         if (f.module != symbols::kNoModule) frames_.insert({f.module, f.offset});
+    iolens_stack_rec out;
+    std::memcpy(&out, &rec, offsetof(iolens_stack_rec, data));
+    out.nwords = 0;
+    out.nframes = static_cast<uint16_t>(addrs.size());
+    out.flags |= IOLENS_STACKF_UNWOUND;
+    const size_t size = offsetof(iolens_stack_rec, data) + addrs.size() * 8;
+    out.hdr.size = static_cast<uint16_t>(size);
+    std::vector<std::byte> bytes(size);
+    std::memcpy(bytes.data(), &out, offsetof(iolens_stack_rec, data));
+    if (!addrs.empty())
+        std::memcpy(bytes.data() + offsetof(iolens_stack_rec, data), addrs.data(), addrs.size() * 8);
+    return bytes;
 }
 
 Result<void> StackCapture::finish() {

@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
+#include <cstddef>
 
 #include "iolens/abi.h"
 #include "recording/recording.h"
@@ -26,7 +28,10 @@ public:
     StackCapture(recording::Writer& writer, int ra_map_fd)
         : writer_(writer), ra_map_fd_(ra_map_fd), resolver_(sym_) {}
 
-    void on_stack(const iolens_stack_rec& rec, const uint64_t* ips, uint64_t now_ns);
+    // A stack record as the kernel sent it (data: its words, then its
+    // frames). Returns the record to write in its place: unwound by the
+    // .eh_frame rules, without the stack words (IOLENS_STACKF_UNWOUND).
+    std::vector<std::byte> on_stack(const iolens_stack_rec& rec, const uint64_t* data, uint64_t now_ns);
     void on_fork(uint32_t pid, uint32_t ppid) { resolver_.add_parent(pid, ppid); }
     // The process mapped a file: its mappings are worth reading again.
     void on_mmap(uint32_t pid) { mapped_since_read_.insert(pid); }

@@ -136,9 +136,9 @@ uint32_t CallSiteBuilder::intern(std::vector<symbols::Frame> frames) {
     return it->second;
 }
 
-void CallSiteBuilder::on_stack(const iolens_stack_rec& r, const uint64_t* ips) {
+void CallSiteBuilder::on_stack(const iolens_stack_rec& r, const uint64_t* data) {
     stack_records_++;
-    pending_[r.tid] = {r.start_ns, intern(resolver_.resolve(r, ips)), true};
+    pending_[r.tid] = {r.start_ns, intern(resolver_.resolve(r, data)), true};
 }
 
 void CallSiteBuilder::on_fork(const iolens_proc_rec& r) { resolver_.add_parent(r.pid, r.ppid); }
@@ -211,6 +211,7 @@ std::optional<CallSites> CallSiteBuilder::finish() {
     // in different processes).
     std::map<std::vector<std::tuple<std::string, std::string, uint64_t>>, size_t> by_text;
     std::map<uint32_t, uint64_t> unnamed;  // module -> frames without a name
+    std::set<uint32_t> named;              // modules with a named frame
     for (size_t id = 0; id < stacks_.size(); ++id) {
         CallSite s = std::move(acc_[id]);
         if (s.calls == 0) continue;
@@ -219,10 +220,12 @@ std::optional<CallSites> CallSiteBuilder::finish() {
             CallSiteFrame cf;
             if (f.module != symbols::kNoModule) {
                 cf.module = sym_.module_at(f.module).path;
-                if (auto fn = sym_.function(f.module, f.offset))
+                if (auto fn = sym_.function(f.module, f.offset)) {
                     cf.function = *fn;
-                else
+                    named.insert(f.module);
+                } else {
                     unnamed[f.module]++;
+                }
             }
             cf.offset = f.offset;
             // Named frames merge across processes whatever their offsets.
@@ -253,13 +256,37 @@ std::optional<CallSites> CallSiteBuilder::finish() {
         if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
         return a.calls > b.calls;
     });
-    for (const auto& [m, n] : unnamed) {
-        std::string note = sym_.module_note(m);
-        if (note.empty())
-            note = fmt::format("{} address{} in no function it names (stripped, and no debug file found?)", n,
-                               n == 1 ? "" : "es");
-        out.notes.push_back(sym_.module_at(m).path + ": " + note);
+    // By library.
+    std::map<std::string, size_t> lib_index;
+    for (const auto& s : out.sites) {
+        const std::string lib = library_of(s);
+        auto [it, fresh] = lib_index.try_emplace(lib, out.libraries.size());
+        if (fresh) out.libraries.push_back({lib, 0, 0, 0, 0, 0, 0});
+        auto& l = out.libraries[it->second];
+        l.calls += s.calls;
+        l.read_bytes += s.read_bytes;
+        l.write_bytes += s.write_bytes;
+        l.time_ns += s.time_ns;
+        l.cache_miss_bytes += s.cache_miss_bytes;
+        l.sites++;
     }
+    std::sort(out.libraries.begin(), out.libraries.end(), [](const LibraryStats& a, const LibraryStats& b) {
+        const uint64_t ab = a.read_bytes + a.write_bytes, bb = b.read_bytes + b.write_bytes;
+        if (ab != bb) return ab > bb;
+        return a.time_ns > b.time_ns;
+    });
+    // Notes: the modules none of whose frames could be named (a module with
+    // some names, such as an interpreter that exports only its API, is not
+    // worth a line per address).
+    std::vector<std::pair<uint64_t, std::string>> notes;
+    for (const auto& [m, n] : unnamed) {
+        if (named.count(m)) continue;
+        std::string note = sym_.module_note(m);
+        if (note.empty()) note = "no symbols (stripped, and no debug file found)";
+        notes.emplace_back(n, sym_.module_at(m).path + ": " + note);
+    }
+    std::sort(notes.begin(), notes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (auto& [n, text] : notes) out.notes.push_back(std::move(text));
     return out;
 }
 

@@ -46,7 +46,7 @@ public:
     std::optional<CallSites> finish();
 
     // walk_records handler.
-    void on_stack(const iolens_stack_rec& r, const uint64_t* ips);
+    void on_stack(const iolens_stack_rec& r, const uint64_t* data);  // words, then frames
     void on_syscall(const iolens_syscall_rec& r, bool has_cache);
     void on_file(const iolens_file_rec& r, const char* path);
     void on_fork(const iolens_proc_rec& r);

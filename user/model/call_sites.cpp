@@ -13,7 +13,21 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool runtime_module(const std::string& path) {
+    const std::string b = base_name(path);
+    for (const char* prefix :
+         {"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "libstdc++", "libgcc_s"})
+        if (b.rfind(prefix, 0) == 0) return true;
+    return false;
+}
+
 }  // namespace
+
+std::string library_of(const CallSite& site) {
+    for (const auto& f : site.frames)
+        if (!f.module.empty() && f.module.front() == '/' && !runtime_module(f.module)) return f.module;
+    return {};
+}
 
 std::string frame_text(const CallSiteFrame& f) {
     if (f.module.empty()) return fmt::format("0x{:x}", f.offset);

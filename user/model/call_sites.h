@@ -35,18 +35,34 @@ struct CallSite {
     uint64_t files = 0;  // distinct files
 };
 
+// The calls of the call sites whose innermost frame outside the C and C++
+// runtimes (libc, the dynamic loader, libpthread, libstdc++, libgcc_s) is in
+// one module: "which library did this I/O" (libpython, libtorch, an image
+// decoder, the program itself).
+struct LibraryStats {
+    std::string module;  // path; "" when no frame was outside the runtimes
+    uint64_t calls = 0;
+    uint64_t read_bytes = 0, write_bytes = 0;
+    uint64_t time_ns = 0;
+    uint64_t cache_miss_bytes = 0;
+    uint64_t sites = 0;
+};
+
 struct CallSites {
-    std::string spec;                // record --stacks as given
-    uint64_t stacks = 0;             // stack records
-    uint64_t calls = 0;              // calls charged to a call site
-    uint64_t calls_without = 0;      // calls with no stack of their own or before them on that file
-    std::vector<CallSite> sites;     // by read+write bytes, then time, descending
-    std::vector<std::string> notes;  // modules whose functions could not be named, and why
+    std::string spec;                     // record --stacks as given
+    uint64_t stacks = 0;                  // stack records
+    uint64_t calls = 0;                   // calls charged to a call site
+    uint64_t calls_without = 0;           // calls with no stack of their own or before them on that file
+    std::vector<CallSite> sites;          // by read+write bytes, then time, descending
+    std::vector<LibraryStats> libraries;  // by read+write bytes, then time, descending
+    std::vector<std::string> notes;       // modules whose functions could not be named, and why
 };
 
 // The folded stacks flame-graph tools read ("outer;...;inner weight"), one
 // line per call site; weight "bytes" (read + write), "time" (ns) or "calls".
 std::string folded_stacks(const CallSites& sites, const std::string& weight);
+// The module a call site is charged to in CallSites::libraries.
+std::string library_of(const CallSite& site);
 // "function (module)" of a frame, as the terminal shows it; a frame without a
 // name is "module+0xoffset".
 std::string frame_text(const CallSiteFrame& f);

@@ -22,7 +22,7 @@
 //   void on_unknown(uint16_t type);  // a record type from a newer kernel side
 // and, if it wants user stacks (record --stacks), this one (a handler
 // without it skips them):
-//   void on_stack(const iolens_stack_rec& fixed, const uint64_t* ips);  // fixed.nframes ips
+//   void on_stack(const iolens_stack_rec& fixed, const uint64_t* data);  // nwords words, then nframes frames
 #include <fmt/format.h>
 
 #include <cstddef>
@@ -30,6 +30,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "iolens/abi.h"
 #include "model/page_cache.h"
@@ -137,18 +138,18 @@ bool decode_record(const iolens_rec_hdr& hdr, const std::byte* rec, Handler& h, 
             h.on_offcpu(load_record<iolens_offcpu_rec>(rec));
             return true;
         case IOLENS_REC_STACK: {
-            constexpr size_t fixed = offsetof(iolens_stack_rec, ips);
+            constexpr size_t fixed = offsetof(iolens_stack_rec, data);
             if (hdr.size < fixed) return problem = too_short("stack", hdr.size, fixed), false;
             const auto r = load_record<iolens_stack_rec>(rec, fixed);
-            if (r.nframes > IOLENS_STACK_DEPTH || fixed + size_t{r.nframes} * 8 > hdr.size ||
-                r.nwords > IOLENS_STACK_WORDS)
+            const size_t words = size_t{r.nframes} + r.nwords;
+            if (r.nframes > IOLENS_STACK_DEPTH || words > sizeof(r.data) / 8 || fixed + words * 8 > hdr.size)
                 return problem = fmt::format("stack record of size {} claims {} frames and {} words",
                                              hdr.size, r.nframes, r.nwords),
                        false;
-            if constexpr (requires(const uint64_t* ips) { h.on_stack(r, ips); }) {
-                uint64_t ips[IOLENS_STACK_DEPTH];
-                std::memcpy(ips, rec + fixed, size_t{r.nframes} * 8);
-                h.on_stack(r, ips);
+            if constexpr (requires(const uint64_t* data) { h.on_stack(r, data); }) {
+                std::vector<uint64_t> data(words);
+                if (words) std::memcpy(data.data(), rec + fixed, words * 8);
+                h.on_stack(r, data.data());
             }
             return true;
         }

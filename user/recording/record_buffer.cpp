@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace iolens::recording {
 
@@ -111,12 +112,16 @@ RecordBuffer& RecordBuffer::marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, s
     return raw(&r, r.hdr.size);
 }
 
-RecordBuffer& RecordBuffer::stack(iolens_stack_rec r, std::span<const uint64_t> ips) {
-    const size_t n = std::min<size_t>(ips.size(), IOLENS_STACK_DEPTH);
-    r.nframes = static_cast<uint16_t>(n);
-    r.hdr = {IOLENS_REC_STACK, static_cast<uint16_t>(offsetof(iolens_stack_rec, ips) + n * 8)};
-    std::memcpy(r.ips, ips.data(), n * 8);
-    return raw(&r, r.hdr.size);
+RecordBuffer& RecordBuffer::stack(const iolens_stack_rec& fixed, std::span<const uint64_t> data) {
+    auto r = std::make_unique<iolens_stack_rec>(fixed);  // 8.8 KiB: not on the stack
+    const size_t words = std::min<size_t>(r->nwords, std::min(data.size(), sizeof(r->data) / 8));
+    const size_t frames = std::min<size_t>(data.size() - words, IOLENS_STACK_DEPTH);
+    r->nwords = static_cast<uint16_t>(words);
+    r->nframes = static_cast<uint16_t>(frames);
+    r->hdr = {IOLENS_REC_STACK,
+              static_cast<uint16_t>(offsetof(iolens_stack_rec, data) + (words + frames) * 8)};
+    std::memcpy(r->data, data.data(), (words + frames) * 8);
+    return raw(r.get(), r->hdr.size);
 }
 
 }  // namespace iolens::recording

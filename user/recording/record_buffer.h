@@ -37,9 +37,9 @@ public:
                        std::string_view args);
     // text: what follows IOLENS_MARKER_PREFIX ("epoch/3").
     RecordBuffer& marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, std::string_view text);
-    // A stack record (record --stacks): r's fixed fields and words, and ips
-    // (at most IOLENS_STACK_DEPTH; r.nframes is set from them).
-    RecordBuffer& stack(iolens_stack_rec r, std::span<const uint64_t> ips);
+    // A stack record (record --stacks): r's fixed fields, and data: its
+    // r.nwords words then its frames (r.nframes is set from what follows).
+    RecordBuffer& stack(const iolens_stack_rec& r, std::span<const uint64_t> data);
     // Any bytes, as they are (a malformed or unknown record).
     RecordBuffer& raw(const void* p, size_t n);
 

@@ -30,6 +30,24 @@ void call_sites_section(Ctx& c, const model::Report& r) {
                     c.width, "  ", "  "));
         return;
     }
+    // Which library did the I/O: the innermost module outside the C and C++
+    // runtimes.
+    c.out << "  by library (the innermost frame outside libc, the loader and libstdc++):\n";
+    c.out << "  " << pad_left("bytes", 10) << pad_left("calls", 12) << pad_left("time", 10)
+          << pad_left("cache in", 10) << "  library\n";
+    size_t libs = 0;
+    for (const auto& l : cs.libraries) {
+        if (libs++ == c.top_n) break;
+        const size_t left = c.width > 46 + 12 ? c.width - 46 : 12;
+        c.out << "  " << pad_left(human_bytes(l.read_bytes + l.write_bytes), 10)
+              << pad_left(count_fit(l.calls, 11), 12) << pad_left(human_ns(l.time_ns), 10)
+              << pad_left(human_bytes(l.cache_miss_bytes), 10) << "  "
+              << elide_middle(l.module.empty() ? std::string("(the runtimes only)")
+                                               : l.module.substr(l.module.rfind('/') + 1),
+                              left)
+              << '\n';
+    }
+    c.out << "  by call site:\n";
     c.out << "  " << pad_left("bytes", 10) << pad_left("calls", 12) << pad_left("time", 10)
           << pad_left("cache in", 10) << "  file\n";
     size_t shown = 0;

@@ -455,6 +455,17 @@ void call_sites(std::string& o, const model::Report& r) {
             ? fmt::format(" The {} that moved the most bytes of {}.", kMaxSites, human_count(cs.sites.size()))
             : std::string());
     o +=
+        R"(<div class="scroll"><table class="sortable" id="call-library-table"><thead><tr><th class="t">library (innermost outside libc, the loader, libstdc++)</th><th>read</th><th>written</th><th>calls</th><th>time in calls</th><th>cache in</th><th>call sites</th></tr></thead><tbody>)";
+    for (const auto& l : cs.libraries)
+        o += fmt::format(R"(<tr><td class="t">{}</td>)",
+                         html_text(l.module.empty() ? std::string("(the runtimes only)") : l.module)) +
+             num_cell(l.read_bytes, human_bytes(l.read_bytes)) +
+             num_cell(l.write_bytes, human_bytes(l.write_bytes)) + num_cell(l.calls, human_count(l.calls)) +
+             num_cell(l.time_ns, human_ns(l.time_ns)) +
+             num_cell(l.cache_miss_bytes, human_bytes(l.cache_miss_bytes)) +
+             num_cell(l.sites, human_count(l.sites)) + "</tr>";
+    o += "</tbody></table></div>";
+    o +=
         R"(<div class="scroll"><table class="sortable" id="call-site-table"><thead><tr><th class="t">call site (innermost first)</th><th>read</th><th>written</th><th>calls</th><th>time in calls</th><th>cache in</th><th class="t">top file</th></tr></thead><tbody>)";
     size_t shown = 0;
     for (const auto& s : cs.sites) {

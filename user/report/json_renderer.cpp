@@ -218,9 +218,22 @@ json call_sites_to_json(const model::CallSites& cs) {
                          {"top_file", s.top_file.empty() ? json(nullptr) : text_json(s.top_file)},
                          {"top_file_bytes", s.top_file_bytes}});
     }
-    return {{"spec", cs.spec},           {"stacks", cs.stacks},
-            {"calls", cs.calls},         {"calls_without", cs.calls_without},
-            {"sites", std::move(sites)}, {"notes", cs.notes}};
+    json libraries = json::array();
+    for (const auto& l : cs.libraries)
+        libraries.push_back({{"module", l.module.empty() ? json(nullptr) : text_json(l.module)},
+                             {"calls", l.calls},
+                             {"read_bytes", l.read_bytes},
+                             {"write_bytes", l.write_bytes},
+                             {"time_ns", l.time_ns},
+                             {"cache_in_bytes", l.cache_miss_bytes},
+                             {"sites", l.sites}});
+    return {{"spec", cs.spec},
+            {"stacks", cs.stacks},
+            {"calls", cs.calls},
+            {"calls_without", cs.calls_without},
+            {"libraries", std::move(libraries)},
+            {"sites", std::move(sites)},
+            {"notes", cs.notes}};
 }
 
 json report_to_json(const model::Report& r) { return report_to_json(r, true); }

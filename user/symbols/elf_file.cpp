@@ -70,6 +70,12 @@ std::optional<uint64_t> ElfFile::vaddr_of(uint64_t file_offset) const {
 }
 
 std::optional<int64_t> ElfFile::cfa_sp_offset(uint64_t vaddr) {
+    const auto r = cfa_rule(vaddr);
+    if (!r || r->reg != static_cast<int>(kDwarfRegSp)) return std::nullopt;
+    return r->offset;
+}
+
+std::optional<CfaRule> ElfFile::cfa_rule(uint64_t vaddr) {
     if (!cfi_tried_) {
         cfi_tried_ = true;
         cfi_ = dwarf_getcfi_elf(static_cast<Elf*>(elf_));
@@ -79,12 +85,44 @@ std::optional<int64_t> ElfFile::cfa_sp_offset(uint64_t vaddr) {
     if (dwarf_cfi_addrframe(static_cast<Dwarf_CFI*>(cfi_), vaddr, &frame) != 0 || !frame) return std::nullopt;
     Dwarf_Op* ops = nullptr;
     size_t nops = 0;
-    std::optional<int64_t> out;
+    std::optional<CfaRule> out;
     if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1) {
-        if (ops[0].atom == DW_OP_bregx && ops[0].number == kDwarfRegSp)
-            out = static_cast<int64_t>(ops[0].number2);
-        else if (ops[0].atom == DW_OP_breg0 + kDwarfRegSp)
-            out = static_cast<int64_t>(ops[0].number);
+        CfaRule r;
+        bool ok = true;
+        if (ops[0].atom == DW_OP_bregx) {
+            r.reg = static_cast<int>(ops[0].number);
+            r.offset = static_cast<int64_t>(ops[0].number2);
+        } else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+            r.reg = ops[0].atom - DW_OP_breg0;
+            r.offset = static_cast<int64_t>(ops[0].number);
+        } else {
+            ok = false;
+        }
+        if (ok && (r.reg == 6 || r.reg == 7)) out = r;
+    }
+    if (out) {
+        // rbp: same value, saved at CFA + N, or something this unwinder
+        // does not follow.
+        Dwarf_Op mem[3];
+        Dwarf_Op* rops = nullptr;
+        size_t rn = 0;
+        if (dwarf_frame_register(frame, 6, mem, &rops, &rn) != 0) {
+            out->rbp = CfaRule::Rbp::Unknown;
+        } else if (rn == 0) {
+            out->rbp = rops ? CfaRule::Rbp::Unknown : CfaRule::Rbp::Same;
+        } else if (rops[0].atom == DW_OP_call_frame_cfa && rops[rn - 1].atom != DW_OP_stack_value) {
+            out->rbp = CfaRule::Rbp::Saved;
+            if (rn == 1)
+                out->rbp_at = 0;
+            else if (rn == 2 && rops[1].atom == DW_OP_plus_uconst)
+                out->rbp_at = static_cast<int64_t>(rops[1].number);
+            else if (rn == 3 && rops[1].atom == DW_OP_consts && rops[2].atom == DW_OP_plus)
+                out->rbp_at = static_cast<int64_t>(rops[1].number);
+            else
+                out->rbp = CfaRule::Rbp::Unknown;
+        } else {
+            out->rbp = CfaRule::Rbp::Unknown;
+        }
     }
     std::free(frame);
     return out;

@@ -20,6 +20,16 @@ struct LoadSegment {
     uint64_t filesz = 0;
 };
 
+// How to step out of a frame, from its unwind table entry (x86-64): the
+// canonical frame address is a register plus an offset, the return address
+// is at CFA - 8, and the caller's rbp is saved at CFA + rbp_at (or unchanged).
+struct CfaRule {
+    int reg = 7;  // DWARF register: 7 rsp, 6 rbp
+    int64_t offset = 0;
+    enum class Rbp { Same, Saved, Unknown } rbp = Rbp::Same;
+    int64_t rbp_at = 0;  // Rbp::Saved: offset from the CFA
+};
+
 class ElfFile {
 public:
     // Opens path read-only; nullptr when it is not a readable ELF file.
@@ -38,6 +48,9 @@ public:
     // pointer plus a constant there (the return address is then at CFA - 8).
     // nullopt: no unwind entry, or a CFA kept in another register.
     std::optional<int64_t> cfa_sp_offset(uint64_t vaddr);
+    // The whole rule at an instruction (nullopt: no unwind entry, or a rule
+    // that is not register + offset).
+    std::optional<CfaRule> cfa_rule(uint64_t vaddr);
 
 private:
     ElfFile() = default;

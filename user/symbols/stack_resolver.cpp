@@ -1,6 +1,7 @@
 #include "symbols/stack_resolver.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace iolens::symbols {
 
@@ -79,6 +80,16 @@ std::optional<std::string> Symbolizer::function(uint32_t module, uint64_t offset
     return std::nullopt;
 }
 
+std::optional<CfaRule> Symbolizer::cfa_rule(uint32_t module, uint64_t offset) {
+    const uint64_t k = key(module, offset);
+    if (auto it = rules_.find(k); it != rules_.end()) return it->second;
+    std::optional<CfaRule> r;
+    if (Local* l = local(module))
+        if (const auto vaddr = l->elf->vaddr_of(offset)) r = l->elf->cfa_rule(*vaddr);
+    rules_.emplace(k, r);
+    return r;
+}
+
 std::optional<int64_t> Symbolizer::cfa(uint32_t module, uint64_t offset) {
     if (auto it = recorded_cfa_.find(key(module, offset)); it != recorded_cfa_.end()) return it->second;
     Local* l = local(module);
@@ -138,30 +149,90 @@ std::optional<Frame> StackResolver::locate(uint32_t pid, uint64_t addr) const {
 
 bool StackResolver::covers(uint32_t pid, uint64_t addr) const { return locate(pid, addr).has_value(); }
 
-std::vector<Frame> StackResolver::resolve(const iolens_stack_rec& rec, const uint64_t* ips) {
+std::vector<Frame> StackResolver::frames_of(uint32_t pid, const std::vector<uint64_t>& addrs) const {
     std::vector<Frame> out;
+    for (size_t i = 0; i < addrs.size(); ++i) {
+        // A return address names the call before it.
+        const auto f = locate(pid, i ? addrs[i] - 1 : addrs[i]);
+        if (!f) {
+            if (i == 0) out.push_back(Frame{kNoModule, addrs[0]});
+            break;
+        }
+        out.push_back(*f);
+    }
+    return out;
+}
+
+std::vector<uint64_t> StackResolver::fp_unwind(const iolens_stack_rec& rec, const uint64_t* words,
+                                               const uint64_t* ips) {
+    std::vector<uint64_t> out;
     const uint32_t n = std::min<uint32_t>(rec.nframes, IOLENS_STACK_DEPTH);
     if (n == 0) return out;
-    const auto leaf = locate(rec.pid, ips[0]);
-    out.push_back(leaf ? *leaf : Frame{kNoModule, ips[0]});
+    out.push_back(ips[0]);
     // The wrapper's caller: the return address the unwind table puts at
     // CFA - 8, in the words copied from the stack pointer.
-    if (leaf && leaf->module != kNoModule) {
+    if (const auto leaf = locate(rec.pid, ips[0]); leaf && leaf->module != kNoModule) {
         if (const auto cfa = sym_.cfa(leaf->module, leaf->offset); cfa && *cfa >= 8 && *cfa % 8 == 0) {
             const size_t idx = static_cast<size_t>(*cfa / 8 - 1);
             if (idx < rec.nwords) {
-                const uint64_t ra = rec.words[idx];
-                if (const auto f = locate(rec.pid, ra - 1); f && (n < 2 || ips[1] != ra)) out.push_back(*f);
+                const uint64_t ra = words[idx];
+                if (locate(rec.pid, ra - 1) && (n < 2 || ips[1] != ra)) out.push_back(ra);
             }
         }
     }
     for (uint32_t i = 1; i < n; ++i) {
-        if (ips[i] == 0) break;
-        const auto f = locate(rec.pid, ips[i] - 1);
-        if (!f) break;
-        out.push_back(*f);
+        if (ips[i] == 0 || !locate(rec.pid, ips[i] - 1)) break;
+        out.push_back(ips[i]);
     }
     return out;
+}
+
+std::vector<uint64_t> StackResolver::dwarf_unwind(const iolens_stack_rec& rec, const uint64_t* words) {
+    std::vector<uint64_t> out;
+    const uint64_t lo = rec.sp, bytes = uint64_t{rec.nwords} * 8;
+    const auto read = [&](uint64_t addr, uint64_t& v) {
+        if (addr < lo || addr - lo > bytes || bytes - (addr - lo) < 8) return false;
+        std::memcpy(&v, reinterpret_cast<const char*>(words) + (addr - lo), 8);
+        return true;
+    };
+    uint64_t ip = rec.ip, sp = rec.sp, bp = rec.bp;
+    bool bp_known = true;
+    for (int i = 0; i < IOLENS_STACK_DEPTH && ip; ++i) {
+        const auto f = locate(rec.pid, i ? ip - 1 : ip);
+        if (!f || f->module == kNoModule) break;
+        out.push_back(ip);
+        const auto rule = sym_.cfa_rule(f->module, f->offset);
+        if (!rule || (rule->reg == 6 && !bp_known)) break;
+        const uint64_t cfa = (rule->reg == 7 ? sp : bp) + static_cast<uint64_t>(rule->offset);
+        uint64_t ra = 0;
+        if (!read(cfa - 8, ra)) break;
+        if (rule->rbp == CfaRule::Rbp::Saved) {
+            uint64_t v = 0;
+            bp_known = read(cfa + static_cast<uint64_t>(rule->rbp_at), v);
+            bp = v;
+        } else if (rule->rbp == CfaRule::Rbp::Unknown) {
+            bp_known = false;
+        }
+        if (cfa <= sp) break;  // the stack grows down: a caller's frame is above
+        sp = cfa;
+        ip = ra;
+    }
+    return out;
+}
+
+std::vector<uint64_t> StackResolver::unwind(const iolens_stack_rec& rec, const uint64_t* data) {
+    const uint64_t* words = data;
+    const uint64_t* ips = data + rec.nwords;
+    auto dw = dwarf_unwind(rec, words);
+    auto fp = fp_unwind(rec, words, ips);
+    return dw.size() >= fp.size() ? dw : fp;
+}
+
+std::vector<Frame> StackResolver::resolve(const iolens_stack_rec& rec, const uint64_t* data) {
+    const uint64_t* ips = data + rec.nwords;
+    const uint32_t n = std::min<uint32_t>(rec.nframes, IOLENS_STACK_DEPTH);
+    if (rec.flags & IOLENS_STACKF_UNWOUND) return frames_of(rec.pid, std::vector<uint64_t>(ips, ips + n));
+    return frames_of(rec.pid, fp_unwind(rec, data, ips));
 }
 
 }  // namespace iolens::symbols

@@ -59,6 +59,8 @@ public:
     std::optional<std::string> function(uint32_t module, uint64_t offset);
     // Bytes from the stack pointer to the CFA at a file offset (ElfFile::cfa_sp_offset).
     std::optional<int64_t> cfa(uint32_t module, uint64_t offset);
+    // The unwind rule at a file offset, from the file on this machine (cached).
+    std::optional<CfaRule> cfa_rule(uint32_t module, uint64_t offset);
     // Why a module's functions are not named ("" when they are, or not asked).
     std::string module_note(uint32_t module) const;
 
@@ -72,6 +74,7 @@ private:
     std::unordered_map<uint64_t, int64_t> recorded_cfa_;
     std::map<uint32_t, std::string> recorded_note_;
     std::map<uint32_t, std::unique_ptr<Local>> local_;
+    std::unordered_map<uint64_t, std::optional<CfaRule>> rules_;
 };
 
 class StackResolver {
@@ -89,15 +92,25 @@ public:
     // ancestor whose mappings it inherited).
     bool covers(uint32_t pid, uint64_t addr) const;
 
-    // The stack's frames, innermost first. Frames past the first address in
-    // no known mapping are dropped (a frame-pointer walk through code built
-    // without frame pointers reads garbage there); the innermost is kept
-    // as a bare address if it is not known.
-    std::vector<Frame> resolve(const iolens_stack_rec& rec, const uint64_t* ips);
+    // The stack's frames, innermost first (data: the record's words, then its
+    // frames). Frames past the first address in no known mapping are dropped
+    // (a frame-pointer walk through code built without frame pointers reads
+    // garbage there); the innermost is kept as a bare address if not known.
+    std::vector<Frame> resolve(const iolens_stack_rec& rec, const uint64_t* data);
+    // The recorder's unwinding of a record as the kernel sent it: return
+    // addresses, innermost first (the first the syscall's own address): by
+    // the .eh_frame rules over the copied stack words, or the frame-pointer
+    // walk with the wrapper's caller put back, whichever goes deeper.
+    std::vector<uint64_t> unwind(const iolens_stack_rec& rec, const uint64_t* data);
     // The module and offset of an address, if pid's mappings cover it.
     std::optional<Frame> locate(uint32_t pid, uint64_t addr) const;
 
+    // Frames of return addresses (the first the syscall's own), as resolve().
+    std::vector<Frame> frames_of(uint32_t pid, const std::vector<uint64_t>& addrs) const;
+
 private:
+    std::vector<uint64_t> dwarf_unwind(const iolens_stack_rec& rec, const uint64_t* words);
+    std::vector<uint64_t> fp_unwind(const iolens_stack_rec& rec, const uint64_t* words, const uint64_t* ips);
     struct Entry {
         uint64_t start, end, pgoff;
         uint32_t module;
