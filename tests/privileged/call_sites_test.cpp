@@ -108,6 +108,18 @@ TEST_F(CallSites, EachFunctionIsChargedExactlyTheBytesItMoved) {
         if (line.find("demo::read_alpha") != std::string::npos)
             alpha += std::stoull(line.substr(line.rfind(' ') + 1));
     EXPECT_EQ(alpha, 1 * kMiB) << folded.out;
+    // The trace export carries each call's call site as a slice argument.
+    auto exported =
+        run({iolens_bin(), "export", "--format", "chrome", "-o", dir / "trace.json", dir / "rec.iolens"});
+    ASSERT_EQ(exported.exit_status, 0) << exported.err;
+    uint64_t alpha_reads = 0;
+    const auto trace = load_json(dir / "trace.json");
+    for (const auto& e : trace["traceEvents"])
+        if (e.contains("args") && e["args"].contains("call_site") && e["args"].contains("ret") &&
+            e["args"]["call_site"].get<std::string>().find("demo::read_alpha") != std::string::npos &&
+            e["args"]["ret"].get<int64_t>() > 0 && e["name"] == "pread64")
+            alpha_reads++;
+    EXPECT_EQ(alpha_reads, 256u);  // 1 MiB in 4 KiB preads
     // The terminal report names them.
     auto text = run({iolens_bin(), "report", dir / "rec.iolens"});
     EXPECT_NE(text.out.find("Call sites"), std::string::npos);

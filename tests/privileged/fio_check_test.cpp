@@ -243,7 +243,8 @@ TEST(FioDepth, IoUringDepthOneVersusSixteen) {
     TempDir dir;
     ASSERT_EQ(run({workload_bin(), "make-file", "--file", dir / "depth.bin", "--size", "8m"}).exit_status, 0);
     const auto d1 = fio_depth(dir, "io_uring", 1);
-    for (const auto& p : load_json(dir / "io_uring1.json")["capture"]["probes"])
+    const auto rec1 = load_json(dir / "io_uring1.json");  // kept: the loop refers into it
+    for (const auto& p : rec1["capture"]["probes"])
         if (p["name"] == "io_uring" && !p["attached"].get<bool>())
             GTEST_SKIP() << "io_uring probes not attached: " << p["reason"];
     const auto d16 = fio_depth(dir, "io_uring", 16);

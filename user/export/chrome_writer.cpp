@@ -188,6 +188,11 @@ private:
             fmt::format_to(it, ",\"blocked_us\":{}.{:03}", r.blocked_ns / 1000, r.blocked_ns % 1000);
         if (c.rank >= 0) fmt::format_to(it, ",\"rank\":{}", ctx_.report.ranks[c.rank].rank);
         if (c.epoch >= 0) fmt::format_to(it, ",\"epoch\":{}", ctx_.report.epochs[c.epoch].index);
+        if (c.call_site) {
+            b.append(",\"call_site\":\"");
+            append_json_string(b, *c.call_site);
+            b.push_back('"');
+        }
         b.push_back('}');
     }
     void meta_name(const char* what, uint64_t pid, uint64_t tid, const std::string& name) {

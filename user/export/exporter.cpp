@@ -7,6 +7,7 @@
 #include "export/syscall_names.h"
 #include "export/trace.h"
 #include "model/attribution.h"
+#include "model/call_site_builder.h"
 #include "model/record_text.h"
 #include "model/record_walk.h"
 #include "model/replay.h"
@@ -159,10 +160,12 @@ struct Streamer {
     const std::unordered_map<StreamKey, FileName, StreamKeyHash>& names;
     TraceWriter& w;
     Counters& counters;
+    model::CallSiteBuilder* sites;  // record --stacks, else null
     // Per (pid, dev, ino) stream: bytes read ahead not yet returned, for
     // the page-cache split of each read (model::split_read, as the model).
     std::unordered_map<StreamKey, uint64_t, StreamKeyHash> prefetched;
     std::unordered_map<StreamKey, FileName, StreamKeyHash> unnamed;
+    std::unordered_map<const std::string*, uint64_t> site_hashes;
 
     const FileName& name_of(uint32_t dev, uint64_t ino) {
         const StreamKey k{dev, ino};
@@ -189,8 +192,16 @@ struct Streamer {
         }
         c.rank = ctx.attribution.rank_index(r.pid);
         c.epoch = ctx.attribution.epoch_index(c.rank, r.start_ns);
+        if (sites && (c.call_site = sites->charge(r))) {
+            auto [it, fresh] = site_hashes.try_emplace(c.call_site, 0);
+            if (fresh) it->second = fnv1a64(*c.call_site);
+            c.call_site_hash = it->second;
+        }
         if (c.cache && c.rank >= 0) counters.cache[{c.rank, counters.bucket(r.start_ns)}].add_read(*c.cache);
         w.call(c);
+    }
+    void on_stack(const iolens_stack_rec& r, const uint64_t* data) {
+        if (sites) sites->on_stack(r, data);
     }
     void on_pagecache(const iolens_pagecache_rec& r) {
         if (r.kind != IOLENS_PC_FAULT_IN || r.pid == 0) return;
@@ -232,11 +243,15 @@ Result<ExportOutcome> export_recording(const std::string& input, const ExportOpt
     std::unordered_map<StreamKey, FileName, StreamKeyHash> names;
     PathCollector paths{names};
     uint64_t walked = 0;
+    model::CallSiteBuilder sites;  // record --stacks: each call's call site, as a slice argument
     auto report = model::load_recording(input, options.builder, [&](const recording::Chunk& chunk) {
         if (chunk.type == recording::ChunkType::Records)
             (void)model::walk_records(chunk.payload, paths, walked);
+        sites.on_chunk(chunk);
     });
     if (!report) return report.error();
+    const bool with_sites = sites.finish().has_value();
+    sites.restart();
     for (auto& [k, n] : names) n.hash = fnv1a64(n.path);
 
     const model::EventAttribution attribution(*report);
@@ -266,7 +281,7 @@ Result<ExportOutcome> export_recording(const std::string& input, const ExportOpt
 
     // Second read: the events.
     Counters counters{std::max<uint64_t>(options.counter_period_ns, 1), ctx.mono_start, {}, {}};
-    Streamer streamer{ctx, names, *writer, counters, {}, {}};
+    Streamer streamer{ctx, names, *writer, counters, with_sites ? &sites : nullptr, {}, {}, {}};
     uint64_t streamed = 0;
     auto read = recording::read_file_streaming(input, [&](const recording::Chunk& chunk) {
         if (chunk.type == recording::ChunkType::Records)

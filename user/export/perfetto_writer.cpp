@@ -60,10 +60,11 @@ enum AnnotationName : uint32_t {
     kBlocked,
     kRequested,
     kFd,
+    kCallSite,
     kAnnotations
 };
-constexpr const char* kAnnotationNames[] = {"",           "file",      "bytes", "offset", "cache_miss_bytes",
-                                            "blocked_ns", "requested", "fd"};
+constexpr const char* kAnnotationNames[] = {
+    "", "file", "bytes", "offset", "cache_miss_bytes", "blocked_ns", "requested", "fd", "call_site"};
 
 // Interning: a string's iid is global; each sequence emits an entry the
 // first time it uses it (interned data is per sequence).
@@ -156,6 +157,7 @@ public:
             if (r.offset != IOLENS_NO_OFFSET) annotation_uint(te, kOffset, r.offset);
             if (c.cache && c.cache->miss_bytes) annotation_uint(te, kCacheMiss, c.cache->miss_bytes);
             if (r.blocked_ns) annotation_uint(te, kBlocked, r.blocked_ns);
+            if (c.call_site) annotation_string(te, seq, kCallSite, c.call_site_hash, *c.call_site);
         };
         if (c.async()) {
             // Requests overlap: each on a lane of its process where it

@@ -47,6 +47,10 @@ struct CallView {
     std::optional<model::CacheRead> cache;  // a counted read's page-cache split
     long rank = -1;                         // index in report.ranks
     long epoch = -1;                        // index in report.epochs
+    // record --stacks: the call's call site, innermost frames first
+    // (model::CallSiteBuilder::charge), and its FNV-1a 64; null: none.
+    const std::string* call_site = nullptr;
+    uint64_t call_site_hash = 0;
     bool async() const { return path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING; }
 };
 

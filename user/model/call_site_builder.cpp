@@ -16,6 +16,9 @@ using nlohmann::json;
 
 namespace {
 
+// Frames in a call's label (charge()): the innermost, where the I/O was made.
+constexpr size_t kLabelFrames = 8;
+
 json parse(const recording::Chunk& chunk) {
     auto text = std::string_view(reinterpret_cast<const char*>(chunk.payload.data()), chunk.payload.size());
     return json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -150,6 +153,31 @@ void CallSiteBuilder::on_file(const iolens_file_rec& r, const char* path) {
     if (name.empty()) name = path_from_components(path, r.path_len, r.flags & IOLENS_FILE_TRUNCATED);
 }
 
+void CallSiteBuilder::restart() {
+    pending_.clear();
+    last_.clear();
+}
+
+const std::string* CallSiteBuilder::charge(const iolens_syscall_rec& r) {
+    const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
+    const TidFile key{r.tid, has_file ? r.dev : 0, has_file ? r.ino : 0, r.op};
+    const TidFile any{key.tid, key.dev, key.ino, ~0u};
+    uint32_t id;
+    auto p = pending_.find(r.tid);
+    if (p != pending_.end() && p->second.valid && p->second.start_ns == r.start_ns) {
+        id = p->second.stack;
+        last_[key] = id;
+        last_[any] = id;
+    } else if (auto l = last_.find(key); l != last_.end()) {
+        id = l->second;
+    } else if (auto a = last_.find(any); a != last_.end()) {
+        id = a->second;
+    } else {
+        return nullptr;
+    }
+    return id < labels_.size() && !labels_[id].empty() ? &labels_[id] : nullptr;
+}
+
 void CallSiteBuilder::on_syscall(const iolens_syscall_rec& r, bool) {
     constexpr uint32_t kAnyOp = ~0u;
     const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
@@ -212,6 +240,7 @@ std::optional<CallSites> CallSiteBuilder::finish() {
     std::map<std::vector<std::tuple<std::string, std::string, uint64_t>>, size_t> by_text;
     std::map<uint32_t, uint64_t> unnamed;  // module -> frames without a name
     std::set<uint32_t> named;              // modules with a named frame
+    labels_.assign(stacks_.size(), std::string());
     for (size_t id = 0; id < stacks_.size(); ++id) {
         CallSite s = std::move(acc_[id]);
         if (s.calls == 0) continue;
@@ -232,6 +261,8 @@ std::optional<CallSites> CallSiteBuilder::finish() {
             key.emplace_back(cf.function, cf.module, cf.function.empty() ? cf.offset : 0);
             s.frames.push_back(std::move(cf));
         }
+        for (size_t i = 0; i < s.frames.size() && i < kLabelFrames; ++i)
+            labels_[id] += (i ? " < " : "") + frame_text(s.frames[i]);
         auto [it, fresh] = by_text.try_emplace(std::move(key), out.sites.size());
         if (fresh) {
             out.sites.push_back(std::move(s));

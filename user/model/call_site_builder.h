@@ -45,6 +45,13 @@ public:
     // nullopt when the recording was made without --stacks.
     std::optional<CallSites> finish();
 
+    // A second walk of the records after finish() (iolens export): restart(),
+    // then hand it the stack records (on_stack) and ask charge() for each
+    // call: its call site's innermost frames, "read_a (app) < main (app)",
+    // or null (no stack).
+    void restart();
+    const std::string* charge(const iolens_syscall_rec& r);
+
     // walk_records handler.
     void on_stack(const iolens_stack_rec& r, const uint64_t* data);  // words, then frames
     void on_syscall(const iolens_syscall_rec& r, bool has_cache);
@@ -96,6 +103,7 @@ private:
     std::map<std::pair<uint32_t, std::pair<uint32_t, uint64_t>>, FileAcc> files_;  // (stack, (dev, ino))
     std::map<std::pair<uint32_t, uint64_t>, std::string> names_;                   // (dev, ino) -> path
     uint64_t stack_records_ = 0, calls_ = 0, calls_without_ = 0;
+    std::vector<std::string> labels_;  // by stack id, made by finish()
 };
 
 }  // namespace iolens::model
