@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <map>
 
@@ -120,6 +122,13 @@ TEST_F(CallSites, EachFunctionIsChargedExactlyTheBytesItMoved) {
             e["args"]["ret"].get<int64_t>() > 0 && e["name"] == "pread64")
             alpha_reads++;
     EXPECT_EQ(alpha_reads, 256u);  // 1 MiB in 4 KiB preads
+    // Perfetto: the same argument, its name and values interned strings.
+    exported = run({iolens_bin(), "export", "-o", dir / "trace.pftrace", dir / "rec.iolens"});
+    ASSERT_EQ(exported.exit_status, 0) << exported.err;
+    std::ifstream pf(dir / "trace.pftrace", std::ios::binary);
+    const std::string proto((std::istreambuf_iterator<char>(pf)), std::istreambuf_iterator<char>());
+    EXPECT_NE(proto.find("call_site"), std::string::npos);
+    EXPECT_NE(proto.find("demo::read_alpha"), std::string::npos);
     // The terminal report names them.
     auto text = run({iolens_bin(), "report", dir / "rec.iolens"});
     EXPECT_NE(text.out.find("Call sites"), std::string::npos);

@@ -168,6 +168,44 @@ TEST(CallSites, EveryViewShowsThem) {
     EXPECT_FALSE(report::report_to_json(none).contains("call_sites"));
 }
 
+TEST(CallSites, DamagedChunksAndRecordsAreSkipped) {
+    CallSiteBuilder b(/*local_files=*/true);
+    b.on_chunk(json_chunk(recording::ChunkType::Meta, {{"stacks", "all"}}));
+    // Wrong types everywhere, a FIFO-like path (never opened: not a regular
+    // file), floats where integers go.
+    b.on_chunk(json_chunk(recording::ChunkType::Stacks,
+                          {{"pid", "x"},
+                           {"maps", json::array({1, {{"start", 1e30}, {"end", -1}, {"path", "/dev/zero"}}})},
+                           {"cfa", 3}}));
+    b.on_chunk(
+        json_chunk(recording::ChunkType::Symbols,
+                   {{"modules", json::array({{{"functions", json::array({json::array({1.5, "x"}), 7})}}})}}));
+    recording::Chunk garbage{recording::ChunkType::Stacks, {std::byte{'{'}, std::byte{'x'}}};
+    b.on_chunk(garbage);
+    // A stack record that claims more frames than it carries, then a good
+    // one whose addresses no mapping covers.
+    recording::RecordBuffer r;
+    iolens_stack_rec s{};
+    s.hdr = {IOLENS_REC_STACK, static_cast<uint16_t>(offsetof(iolens_stack_rec, data) + 8)};
+    s.nframes = 5;
+    r.raw(&s, s.hdr.size);
+    b.on_chunk(records_chunk(r));
+    recording::RecordBuffer good;
+    s = {};
+    s.pid = 1;
+    s.tid = 1;
+    s.start_ns = 10;
+    s.ip = 0xdead;
+    good.stack(s, std::vector<uint64_t>{0xdead, 0xbeef});
+    good.syscall(read_call(1, 1, 10, 100, 0, 0), true);
+    b.on_chunk(records_chunk(good));
+    auto cs = b.finish();
+    ASSERT_TRUE(cs);
+    ASSERT_EQ(cs->sites.size(), 1u);
+    ASSERT_EQ(cs->sites[0].frames.size(), 1u);  // the innermost, as a bare address
+    EXPECT_EQ(frame_text(cs->sites[0].frames[0]), "0xdead");
+}
+
 TEST(CallSites, NoneWithoutStacks) {
     CallSiteBuilder b(false);
     b.on_chunk(json_chunk(recording::ChunkType::Meta, {{"command", json::array({"x"})}}));

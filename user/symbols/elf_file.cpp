@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
@@ -32,8 +33,16 @@ std::string hex(const void* p, size_t n) {
 
 std::unique_ptr<ElfFile> ElfFile::open(const std::string& path) {
     if (elf_version(EV_CURRENT) == EV_NONE) return nullptr;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A recording names these paths: only a regular file is opened (a FIFO
+    // or a device named by a damaged or hostile recording could block or
+    // never end), without blocking.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return nullptr;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return nullptr;
+    }
     Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
     if (!elf || elf_kind(elf) != ELF_K_ELF) {
         if (elf) elf_end(elf);
