@@ -153,18 +153,21 @@ static __always_inline void iolens_submit_sized(void *rec, __u64 size)
 }
 #define iolens_submit(rec) iolens_submit_sized((rec), sizeof(*(rec)))
 
-/* Copy a variable-length record (built in scratch memory) into the ring.
- * urgent: wake the consumer now (it must act while the process lives). */
-static __always_inline void iolens_output(void *rec, __u64 size, bool urgent)
+/* Copy a variable-length record (built in scratch memory) into the ring;
+ * false when the ring was full. urgent: wake the consumer now (it must act
+ * while the process lives). */
+static __always_inline bool iolens_output(void *rec, __u64 size, bool urgent)
 {
 	__u64 flag = iolens_wakeup_flag(IOLENS_RB_BYTES(size));
 
 	if (urgent)
 		flag = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&iolens_events, rec, size, flag) == 0)
+	if (bpf_ringbuf_output(&iolens_events, rec, size, flag) == 0) {
 		iolens_count(IOLENS_CNT_RECORDS);
-	else
-		iolens_count(IOLENS_CNT_RB_FULL);
+		return true;
+	}
+	iolens_count(IOLENS_CNT_RB_FULL);
+	return false;
 }
 
 /* Inserts *value under key unless the key is there already: 0 when it is

@@ -65,7 +65,7 @@ struct iolens_stack_ra_key {
 	__u64 ip;
 };
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* exited processes' entries age out */
 	__type(key, struct iolens_stack_ra_key);
 	__type(value, __s64);
 	__uint(max_entries, 8192);
@@ -531,7 +531,8 @@ static __always_inline void emit_stack(const struct stack_ctx *sc, struct iolens
 	/* A thread's first stack, and its first on a file, wake the recorder
 	 * now: it reads the process's mappings from /proc, which must happen
 	 * before the process exits. */
-	iolens_output(rec, size, first || !st->stack_sent);
+	if (!iolens_output(rec, size, first || !st->stack_sent) && first)
+		bpf_map_delete_elem(&iolens_stack_seen, &key); /* lost: take it again next time */
 	st->stack_sent = 1;
 }
 

@@ -54,7 +54,11 @@ void RecordStream::note_record(const void* p, size_t size) {
 bool RecordStream::stack_sample(const void* data, size_t size) {
     constexpr size_t fixed = offsetof(iolens_stack_rec, data);
     if (!stacks_ || size < fixed) return false;
-    auto rec = std::make_unique<iolens_stack_rec>();
+    iolens_rec_hdr hdr;
+    std::memcpy(&hdr, data, sizeof hdr);
+    if (hdr.type != IOLENS_REC_STACK) return false;
+    if (!stack_buf_) stack_buf_ = std::make_unique<iolens_stack_rec>();
+    auto& rec = stack_buf_;
     std::memcpy(rec.get(), data, fixed);
     const size_t words = size_t{rec->nframes} + rec->nwords;
     if (rec->hdr.type != IOLENS_REC_STACK || rec->hdr.size != size || rec->nframes > IOLENS_STACK_DEPTH ||

@@ -5,10 +5,12 @@
 // No analysis happens here: the summary is built from the file afterwards.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "iolens/abi.h"
 #include "recording/recording.h"
 
 namespace iolens::capture {
@@ -46,6 +48,7 @@ private:
 
     recording::Writer& writer_;
     class StackCapture* stacks_ = nullptr;
+    std::unique_ptr<struct iolens_stack_rec> stack_buf_;  // one stack record (8.8 KiB), reused
     uint64_t records_ = 0;
     std::set<uint32_t> live_;
     std::set<uint32_t> devices_;

@@ -26,8 +26,11 @@ std::vector<std::byte> StackCapture::on_stack(const iolens_stack_rec& rec, const
     const uint64_t* ips = data + rec.nwords;
     const uint64_t ip0 = rec.nframes ? ips[0] : rec.ip;
     std::vector<symbols::Mapping> maps;
-    const bool known =
-        resolver_.covers(rec.pid, ip0) && (rec.nframes < 2 || resolver_.covers(rec.pid, ips[1] - 1));
+    // The syscall's own address: the frame-pointer walk's next addresses are
+    // garbage in code without frame pointers, and would make every stack
+    // read the mappings again. A library mapped later is caught by the
+    // mmap rule (on_mmap).
+    const bool known = resolver_.covers(rec.pid, ip0);
     if (!known) {
         auto it = read_at_.find(rec.pid);
         if (it == read_at_.end() || mapped_since_read_.count(rec.pid) || now_ns - it->second >= kRereadNs) {

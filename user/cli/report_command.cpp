@@ -124,6 +124,10 @@ void register_report(CLI::App& app, Action& action) {
                     spdlog::error("--folded takes bytes, time or calls, not '{}'", opts->folded);
                     return 2;
                 }
+                if (opts->inputs.size() != 1) {
+                    spdlog::error("--folded takes one recording (call sites are not merged across nodes)");
+                    return 2;
+                }
                 if (!report->call_sites) {
                     spdlog::error("no stacks in this recording: record it with iolens record --stacks");
                     return 1;

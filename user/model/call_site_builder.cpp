@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -140,8 +141,18 @@ uint32_t CallSiteBuilder::intern(std::vector<symbols::Frame> frames) {
 }
 
 void CallSiteBuilder::on_stack(const iolens_stack_rec& r, const uint64_t* data) {
-    stack_records_++;
-    pending_[r.tid] = {r.start_ns, intern(resolver_.resolve(r, data)), true};
+    uint32_t id;
+    if (replay_) {
+        // The second walk: the stack the first walk made of the record at
+        // this position (resolving again would see the last mappings).
+        if (cursor_ >= order_.size()) return;
+        id = order_[cursor_++];
+    } else {
+        stack_records_++;
+        id = intern(resolver_.resolve(r, data));
+        order_.push_back(id);
+    }
+    pending_[r.tid] = {r.start_ns, id, true};
 }
 
 void CallSiteBuilder::on_fork(const iolens_proc_rec& r) { resolver_.add_parent(r.pid, r.ppid); }
@@ -156,6 +167,8 @@ void CallSiteBuilder::on_file(const iolens_file_rec& r, const char* path) {
 void CallSiteBuilder::restart() {
     pending_.clear();
     last_.clear();
+    replay_ = true;
+    cursor_ = 0;
 }
 
 const std::string* CallSiteBuilder::charge(const iolens_syscall_rec& r) {
@@ -222,25 +235,13 @@ std::optional<CallSites> CallSiteBuilder::finish() {
     out.stacks = stack_records_;
     out.calls = calls_;
     out.calls_without = calls_without_;
-    // Top file of each stack.
-    for (const auto& [k, f] : files_) {
-        CallSite& s = acc_[k.first];
-        s.files++;
-        const bool better = f.bytes > s.top_file_bytes || (s.top_file.empty() && f.bytes == s.top_file_bytes);
-        if (better) {
-            auto n = names_.find(k.second);
-            s.top_file = n != names_.end() ? n->second
-                                           : fmt::format("<dev {}:{} ino {}>", k.second.first >> 20,
-                                                         k.second.first & 0xfffff, k.second.second);
-            s.top_file_bytes = f.bytes;
-        }
-    }
     // Symbolize, and merge stacks that name the same frames (the same code
     // in different processes).
     std::map<std::vector<std::tuple<std::string, std::string, uint64_t>>, size_t> by_text;
     std::map<uint32_t, uint64_t> unnamed;  // module -> frames without a name
     std::set<uint32_t> named;              // modules with a named frame
     labels_.assign(stacks_.size(), std::string());
+    std::vector<size_t> site_of(stacks_.size(), SIZE_MAX);
     for (size_t id = 0; id < stacks_.size(); ++id) {
         CallSite s = std::move(acc_[id]);
         if (s.calls == 0) continue;
@@ -264,6 +265,7 @@ std::optional<CallSites> CallSiteBuilder::finish() {
         for (size_t i = 0; i < s.frames.size() && i < kLabelFrames; ++i)
             labels_[id] += (i ? " < " : "") + frame_text(s.frames[i]);
         auto [it, fresh] = by_text.try_emplace(std::move(key), out.sites.size());
+        site_of[id] = it->second;
         if (fresh) {
             out.sites.push_back(std::move(s));
             continue;
@@ -280,6 +282,34 @@ std::optional<CallSites> CallSiteBuilder::finish() {
             t.top_file = std::move(s.top_file);
             t.top_file_bytes = s.top_file_bytes;
         }
+    }
+    // Files per call site (stacks merged into one site share theirs).
+    std::map<std::pair<size_t, std::pair<uint32_t, uint64_t>>, FileAcc> site_files;
+    for (const auto& [k, f] : files_) {
+        if (k.first >= site_of.size() || site_of[k.first] == SIZE_MAX) continue;
+        auto& t = site_files[{site_of[k.first], k.second}];
+        t.bytes += f.bytes;
+        t.calls += f.calls;
+    }
+    for (auto& site : out.sites) {
+        site.files = 0;
+        site.top_file.clear();
+        site.top_file_bytes = 0;
+    }
+    std::vector<uint64_t> top_calls(out.sites.size(), 0);
+    for (const auto& [k, f] : site_files) {
+        CallSite& site = out.sites[k.first];
+        site.files++;
+        // The file it moved the most bytes of; with none moved, the one it called most.
+        const bool better = site.top_file.empty() || f.bytes > site.top_file_bytes ||
+                            (f.bytes == site.top_file_bytes && f.calls > top_calls[k.first]);
+        if (!better) continue;
+        auto n = names_.find(k.second);
+        site.top_file = n != names_.end() ? n->second
+                                          : fmt::format("<dev {}:{} ino {}>", k.second.first >> 20,
+                                                        k.second.first & 0xfffff, k.second.second);
+        site.top_file_bytes = f.bytes;
+        top_calls[k.first] = f.calls;
     }
     std::sort(out.sites.begin(), out.sites.end(), [](const CallSite& a, const CallSite& b) {
         const uint64_t ab = a.read_bytes + a.write_bytes, bb = b.read_bytes + b.write_bytes;

@@ -104,6 +104,9 @@ private:
     std::map<std::pair<uint32_t, uint64_t>, std::string> names_;                   // (dev, ino) -> path
     uint64_t stack_records_ = 0, calls_ = 0, calls_without_ = 0;
     std::vector<std::string> labels_;  // by stack id, made by finish()
+    std::vector<uint32_t> order_;      // stack id of each stack record, in file order
+    bool replay_ = false;              // restart() was called: on_stack takes ids from order_
+    size_t cursor_ = 0;
 };
 
 }  // namespace iolens::model

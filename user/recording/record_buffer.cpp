@@ -115,7 +115,8 @@ RecordBuffer& RecordBuffer::marker(uint32_t pid, uint32_t tid, uint64_t ts_ns, s
 RecordBuffer& RecordBuffer::stack(const iolens_stack_rec& fixed, std::span<const uint64_t> data) {
     auto r = std::make_unique<iolens_stack_rec>(fixed);  // 8.8 KiB: not on the stack
     const size_t words = std::min<size_t>(r->nwords, std::min(data.size(), sizeof(r->data) / 8));
-    const size_t frames = std::min<size_t>(data.size() - words, IOLENS_STACK_DEPTH);
+    const size_t frames =
+        std::min<size_t>({data.size() - words, size_t{IOLENS_STACK_DEPTH}, sizeof(r->data) / 8 - words});
     r->nwords = static_cast<uint16_t>(words);
     r->nframes = static_cast<uint16_t>(frames);
     r->hdr = {IOLENS_REC_STACK,

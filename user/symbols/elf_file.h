@@ -38,6 +38,8 @@ public:
     ElfFile(const ElfFile&) = delete;
     ElfFile& operator=(const ElfFile&) = delete;
 
+    // The open file (read-only), for readers that take a path: /proc/self/fd/N.
+    int fd() const { return fd_; }
     // The GNU build id in lowercase hex ("" when the file has none).
     const std::string& build_id() const { return build_id_; }
     // The virtual address a file offset is loaded at (nullopt: outside every

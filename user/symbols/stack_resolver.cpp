@@ -1,5 +1,7 @@
 #include "symbols/stack_resolver.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -67,7 +69,9 @@ std::optional<std::string> Symbolizer::function(uint32_t module, uint64_t offset
     if (!l->syms_tried) {
         l->syms_tried = true;
         std::string why;
-        l->syms = load_symbols(modules_[module].path, &why);
+        // BCC opens what it is given: the file already opened and checked
+        // (a path could be swapped for a FIFO between two opens).
+        l->syms = load_symbols(fmt::format("/proc/self/fd/{}", l->elf->fd()), &why);
         if (!l->syms)
             l->note = why;
         else if (l->syms->size() == 0)
@@ -111,10 +115,12 @@ void StackResolver::add_maps(uint32_t pid, const std::vector<Mapping>& maps) {
     for (const auto& m : maps) {
         if (m.end <= m.start) continue;
         // The newer mapping replaces what it overlaps.
-        std::erase_if(v, [&](const Entry& e) { return e.start < m.end && m.start < e.end; });
-        v.push_back({m.start, m.end, m.pgoff, sym_.module(m.path, m.build_id)});
+        auto it = v.lower_bound(m.start);
+        if (it != v.begin() && std::prev(it)->second.end > m.start) --it;
+        while (it != v.end() && it->first < m.end) it = v.erase(it);
+        if (v.size() >= kMaxMappings) continue;
+        v.emplace(m.start, Entry{m.start, m.end, m.pgoff, sym_.module(m.path, m.build_id)});
     }
-    std::sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
 }
 
 void StackResolver::add_parent(uint32_t pid, uint32_t ppid) {
@@ -132,10 +138,9 @@ std::optional<Frame> StackResolver::locate(uint32_t pid, uint64_t addr) const {
     for (int depth = 0; depth < 16; ++depth) {
         if (auto it = maps_.find(pid); it != maps_.end()) {
             const auto& v = it->second;
-            auto e = std::upper_bound(v.begin(), v.end(), addr,
-                                      [](uint64_t a, const Entry& x) { return a < x.start; });
-            if (e != v.begin() && addr < std::prev(e)->end) {
-                const Entry& x = *std::prev(e);
+            auto e = v.upper_bound(addr);
+            if (e != v.begin() && addr < std::prev(e)->second.end) {
+                const Entry& x = std::prev(e)->second;
                 return Frame{x.module, addr - x.start + x.pgoff};
             }
             return std::nullopt;  // it has mappings of its own: they decide

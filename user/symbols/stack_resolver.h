@@ -116,7 +116,10 @@ private:
         uint32_t module;
     };
     Symbolizer& sym_;
-    std::unordered_map<uint32_t, std::vector<Entry>> maps_;  // by start, newest wins
+    // By start; a newer mapping replaces what it overlaps. At most
+    // kMaxMappings a process (a recording cannot make this unbounded).
+    static constexpr size_t kMaxMappings = 65536;
+    std::unordered_map<uint32_t, std::map<uint64_t, Entry>> maps_;
     std::unordered_map<uint32_t, uint32_t> parent_;
 };
 
