@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -26,20 +27,17 @@ std::vector<std::byte> StackCapture::on_stack(const iolens_stack_rec& rec, const
     const uint64_t* ips = data + rec.nwords;
     const uint64_t ip0 = rec.nframes ? ips[0] : rec.ip;
     std::vector<symbols::Mapping> maps;
-    // The syscall's own address: the frame-pointer walk's next addresses are
-    // garbage in code without frame pointers, and would make every stack
-    // read the mappings again. A library mapped later is caught by the
-    // mmap rule (on_mmap).
-    const bool known = resolver_.covers(rec.pid, ip0);
-    if (!known) {
-        auto it = read_at_.find(rec.pid);
-        if (it == read_at_.end() || mapped_since_read_.count(rec.pid) || now_ns - it->second >= kRereadNs) {
-            read_at_[rec.pid] = now_ns;
-            mapped_since_read_.erase(rec.pid);
-            maps = symbols::read_exec_maps(static_cast<pid_t>(rec.pid));
-            if (!maps.empty()) resolver_.add_maps(rec.pid, maps);
-        }
-    }
+    // Read the mappings on the process's first stack; again when the
+    // syscall's own address is not covered and the process mapped a file
+    // since (or a second passed: code in anonymous memory never is); and
+    // below, when the unwinding stops at an unknown address after the
+    // process mapped a file (a library it loaded since).
+    const auto it = read_at_.find(rec.pid);
+    const bool never = it == read_at_.end();
+    const uint64_t since = never ? 0 : now_ns - it->second;
+    if (never ||
+        (!resolver_.covers(rec.pid, ip0) && (mapped_since_read_.count(rec.pid) || since >= kRereadNs)))
+        read_maps(rec.pid, now_ns, maps);
     // The wrapper's unwind rule, once per address (a report of a record the
     // recorder did not unwind needs it); and the kernel is told where this
     // process's wrapper keeps its return address, so it takes a new stack
@@ -71,6 +69,16 @@ std::vector<std::byte> StackCapture::on_stack(const iolens_stack_rec& rec, const
     // Unwound here, while the files are at hand: the recording keeps the
     // return addresses, not the 8 KiB of stack.
     auto addrs = resolver_.unwind(rec, data);
+    if (resolver_.stopped_at_unknown() && mapped_since_read_.count(rec.pid)) {
+        std::vector<symbols::Mapping> more;
+        read_maps(rec.pid, now_ns, more);
+        if (!more.empty()) {
+            auto r = writer_.write_json_chunk(recording::ChunkType::Stacks,
+                                              json_dump(model::stacks_chunk_json(rec.pid, more, {})));
+            if (!r && error_.empty()) error_ = r.error().message;
+            addrs = resolver_.unwind(rec, data);
+        }
+    }
     if (addrs.size() > IOLENS_STACK_DEPTH) addrs.resize(IOLENS_STACK_DEPTH);
     for (const auto& f : resolver_.frames_of(rec.pid, addrs))
         if (f.module != symbols::kNoModule) frames_.insert({f.module, f.offset});
@@ -86,6 +94,23 @@ std::vector<std::byte> StackCapture::on_stack(const iolens_stack_rec& rec, const
     if (!addrs.empty())
         std::memcpy(bytes.data() + offsetof(iolens_stack_rec, data), addrs.data(), addrs.size() * 8);
     return bytes;
+}
+
+// Reads pid's executable mappings; those that changed since the last read
+// go into `changed` and the resolver.
+void StackCapture::read_maps(uint32_t pid, uint64_t now_ns, std::vector<symbols::Mapping>& changed) {
+    read_at_[pid] = now_ns;
+    mapped_since_read_.erase(pid);
+    auto now = symbols::read_exec_maps(static_cast<pid_t>(pid), &build_ids_);
+    auto& before = last_maps_[pid];
+    for (const auto& m : now) {
+        const bool seen = std::any_of(before.begin(), before.end(), [&](const symbols::Mapping& b) {
+            return b.start == m.start && b.end == m.end && b.pgoff == m.pgoff && b.path == m.path;
+        });
+        if (!seen) changed.push_back(m);
+    }
+    if (!now.empty()) before = std::move(now);
+    if (!changed.empty()) resolver_.add_maps(pid, changed);
 }
 
 Result<void> StackCapture::finish() {

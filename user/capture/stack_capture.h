@@ -38,6 +38,7 @@ public:
     void on_exec(uint32_t pid) {
         resolver_.forget(pid);
         read_at_.erase(pid);
+        last_maps_.erase(pid);
         mapped_since_read_.insert(pid);
     }
     // The SYMBOLS chunk.
@@ -45,15 +46,18 @@ public:
     const std::string& error() const { return error_; }
 
 private:
+    void read_maps(uint32_t pid, uint64_t now_ns, std::vector<symbols::Mapping>& changed);
     recording::Writer& writer_;
     int ra_map_fd_;
     symbols::Symbolizer sym_;
     symbols::StackResolver resolver_;
-    std::unordered_map<uint32_t, uint64_t> read_at_;       // pid -> when its maps were last read
-    std::set<uint32_t> mapped_since_read_;                 // pids that mmap'd a file since
-    std::set<std::pair<uint32_t, uint64_t>> cfa_written_;  // (module, offset)
-    std::set<std::pair<uint32_t, uint64_t>> frames_;       // every frame seen
-    std::set<std::pair<uint32_t, uint64_t>> ra_written_;   // (pid, wrapper address) told to the kernel
+    std::unordered_map<uint32_t, uint64_t> read_at_;  // pid -> when its maps were last read
+    std::set<uint32_t> mapped_since_read_;            // pids that mmap'd a file since
+    std::unordered_map<uint32_t, std::vector<symbols::Mapping>> last_maps_;  // as last read, by pid
+    std::unordered_map<std::string, std::string> build_ids_;                 // by path
+    std::set<std::pair<uint32_t, uint64_t>> cfa_written_;                    // (module, offset)
+    std::set<std::pair<uint32_t, uint64_t>> frames_;                         // every frame seen
+    std::set<std::pair<uint32_t, uint64_t>> ra_written_;  // (pid, wrapper address) told to the kernel
     std::string error_;
 };
 

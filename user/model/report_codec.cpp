@@ -1,5 +1,7 @@
 #include "model/report_codec.h"
 
+#include <cmath>
+
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -147,7 +149,12 @@ public:
     bool boolean(bool v) { return dom_.boolean(v); }
     bool number_integer(nlohmann::json::number_integer_t v) { return dom_.number_integer(v); }
     bool number_unsigned(nlohmann::json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+    // A partial's floats are ratios and means, never negative or huge; a
+    // damaged or crafted one could put a float where an integer goes, and
+    // converting one out of the integer's range is undefined behaviour
+    // (found by partial_fuzzer): such values become 0.
     bool number_float(nlohmann::json::number_float_t v, const std::string& s) {
+        if (!std::isfinite(v) || v < 0 || v > 9.0e18) v = 0;
         return dom_.number_float(v, s);
     }
     bool string(std::string& v) { return dom_.string(v); }

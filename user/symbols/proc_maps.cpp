@@ -57,7 +57,7 @@ std::vector<Mapping> parse_exec_maps(std::string_view text) {
     return out;
 }
 
-std::vector<Mapping> read_exec_maps(pid_t pid) {
+std::vector<Mapping> read_exec_maps(pid_t pid, std::unordered_map<std::string, std::string>* build_ids) {
     std::ifstream in(fmt::format("/proc/{}/maps", pid));
     if (!in) return {};
     std::stringstream ss;
@@ -67,9 +67,13 @@ std::vector<Mapping> read_exec_maps(pid_t pid) {
     for (auto& m : maps) {
         if (m.path.front() != '/') continue;
         auto it = ids.find(m.path);
+        if (it == ids.end() && build_ids)
+            if (auto c = build_ids->find(m.path); c != build_ids->end())
+                it = ids.emplace(m.path, c->second).first;
         if (it == ids.end()) {
             std::string id = read_build_id(fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, m.start, m.end));
             if (id.empty()) id = read_build_id(m.path);
+            if (build_ids) (*build_ids)[m.path] = id;
             it = ids.emplace(m.path, std::move(id)).first;
         }
         m.build_id = it->second;

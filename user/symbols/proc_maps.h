@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace iolens::symbols {
@@ -23,6 +24,9 @@ std::vector<Mapping> parse_exec_maps(std::string_view text);
 // /proc/PID/maps's executable mappings, each file's build id read through
 // /proc/PID/map_files (the very file mapped, even if replaced or deleted
 // since) or else its path; empty when the process is gone.
-std::vector<Mapping> read_exec_maps(pid_t pid);
+// build_ids, if given, caches them by path across calls (a process that maps
+// data files often has its mappings read often).
+std::vector<Mapping> read_exec_maps(pid_t pid,
+                                    std::unordered_map<std::string, std::string>* build_ids = nullptr);
 
 }  // namespace iolens::symbols

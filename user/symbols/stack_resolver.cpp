@@ -202,9 +202,13 @@ std::vector<uint64_t> StackResolver::dwarf_unwind(const iolens_stack_rec& rec, c
     };
     uint64_t ip = rec.ip, sp = rec.sp, bp = rec.bp;
     bool bp_known = true;
+    stopped_at_unknown_ = false;
     for (int i = 0; i < IOLENS_STACK_DEPTH && ip; ++i) {
         const auto f = locate(rec.pid, i ? ip - 1 : ip);
-        if (!f || f->module == kNoModule) break;
+        if (!f || f->module == kNoModule) {
+            stopped_at_unknown_ = !f;
+            break;
+        }
         out.push_back(ip);
         const auto rule = sym_.cfa_rule(f->module, f->offset);
         if (!rule || (rule->reg == 6 && !bp_known)) break;

@@ -102,6 +102,9 @@ public:
     // the .eh_frame rules over the copied stack words, or the frame-pointer
     // walk with the wrapper's caller put back, whichever goes deeper.
     std::vector<uint64_t> unwind(const iolens_stack_rec& rec, const uint64_t* data);
+    // The last unwind()'s .eh_frame walk stopped at an address in no known
+    // mapping (a library mapped since the mappings were read, or a JIT).
+    bool stopped_at_unknown() const { return stopped_at_unknown_; }
     // The module and offset of an address, if pid's mappings cover it.
     std::optional<Frame> locate(uint32_t pid, uint64_t addr) const;
 
@@ -121,6 +124,7 @@ private:
     static constexpr size_t kMaxMappings = 65536;
     std::unordered_map<uint32_t, std::map<uint64_t, Entry>> maps_;
     std::unordered_map<uint32_t, uint32_t> parent_;
+    bool stopped_at_unknown_ = false;
 };
 
 }  // namespace iolens::symbols
