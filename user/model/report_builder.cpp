@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -563,15 +564,20 @@ Report ReportBuilder::State::finish(bool release) {
             slot_of[ranked[i]->dl_index] = static_cast<uint32_t>(i);
         }
     }
-    if (!slot_of.empty()) {
-        CallLog::Cursor cur(s.log.calls);
-        for (CallEvent e; cur.next(e);) {
-            const uint32_t fi = e.file();
-            if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
-                account(r.files[slot_of[fi]].ops[e.op()], e);
-        }
-    }
-    for (auto& f : r.files) f.paths.complete(f.ops);
+    // That pass reads only the log and writes only the listed files' ops,
+    // which nothing below touches (the readahead judgement charges their
+    // page_cache, the DL attribution reads neither): it runs on a thread of
+    // its own, beside them, and is joined before the report is returned.
+    std::future<void> listed;
+    if (!slot_of.empty())
+        listed = std::async(std::launch::async, [&s, &r, slot_of = std::move(slot_of)] {
+            CallLog::Cursor cur(s.log.calls);
+            for (CallEvent e; cur.next(e);) {
+                const uint32_t fi = e.file();
+                if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
+                    account(r.files[slot_of[fi]].ops[e.op()], e);
+            }
+        });
     std::vector<std::pair<size_t, uint64_t>> unused_events;
     s.judge_readahead(r, unused_events);
     if (release) {
@@ -596,6 +602,8 @@ Report ReportBuilder::State::finish(bool release) {
         }
         attribute_dl(r, in);
     }
+    if (listed.valid()) listed.get();
+    for (auto& f : r.files) f.paths.complete(f.ops);
     return r;
 }
 
