@@ -16,14 +16,14 @@ using test::kMs;
 
 namespace {
 
-// Two ranks, 3 workers each, 3 epochs of a shuffled 40-file dataset read in
+// Two ranks (or `ranks`), 3 workers each, 3 epochs of a shuffled 40-file dataset read in
 // chunks by several threads; calls recorded in completion order (long calls
 // come after shorter ones that started later), main threads off CPU.
-DlStream scrambled_job(uint64_t seed) {
+DlStream scrambled_job(uint64_t seed, uint32_t ranks = 2) {
     std::mt19937_64 rng(seed);
     DlStream s;
     std::vector<DlStream::Call> calls;
-    for (uint32_t rank = 0; rank < 2; ++rank) {
+    for (uint32_t rank = 0; rank < ranks; ++rank) {
         const uint32_t root = 100 + rank * 100;
         s.fork(root, 1, 1 * kMs);
         for (int f = 1; f <= 40; ++f) s.file(f, "/data/" + std::to_string(f) + ".bin");
@@ -80,6 +80,33 @@ TEST(DlOrder, ReorderBufferAndFullSortGiveTheSameReport) {
         EXPECT_EQ(a.epochs.size(), 3u) << seed;
         EXPECT_GT(a.ranks[0].io_time_ns, 0u);
         EXPECT_EQ(report::report_to_json_text(a), report::report_to_json_text(b)) << seed;
+    }
+}
+
+// The walks of the log run on several threads (BuilderOptions::threads), the
+// ranks split between them, beside the split's and the listed files' walks:
+// the report is the one a single thread makes, with as many ranks as threads,
+// more, or fewer, and through the full sort too.
+TEST(DlOrder, ThreadsGiveTheSameReportAsOne) {
+    std::map<uint32_t, std::map<std::string, std::string>> env = {
+        {100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}, {300, {{"RANK", "2"}}}};
+    const DlStream s = scrambled_job(7, 3);
+    for (const size_t reorder : {size_t{1} << 16, size_t{1}}) {
+        BuilderOptions one;
+        one.reorder_calls = reorder;
+        one.threads = 1;
+        one.max_files = 7;  // most files' tables come from the log pass
+        one.timeline_bins = 16;
+        const Report a = test::build(s, test::dl_capture(2000 * kMs, {"pagecache"}), env, one);
+        ASSERT_EQ(a.ranks.size(), 3u);
+        EXPECT_EQ(a.epochs.size(), 3u);
+        const std::string want = report::report_to_json_text(a);
+        for (const size_t threads : {size_t{2}, size_t{3}, size_t{4}}) {
+            BuilderOptions many = one;
+            many.threads = threads;
+            const Report b = test::build(s, test::dl_capture(2000 * kMs, {"pagecache"}), env, many);
+            EXPECT_EQ(want, report::report_to_json_text(b)) << threads << " threads, reorder " << reorder;
+        }
     }
 }
 

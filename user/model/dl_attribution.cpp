@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <future>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -87,19 +88,35 @@ Spread spread(const std::vector<uint64_t>& v) {
     return s;
 }
 
+// The threads the attribution uses (BuilderOptions::threads; 0: the CPUs,
+// at most 4). A walk of the ranks' calls splits them in groups, each group
+// every groups-th rank on a thread of its own that decodes the whole log
+// itself (a decoding costs less than the work per call it shares out; past
+// 4 threads they would mostly decode).
+size_t thread_count(size_t asked) {
+    if (asked) return asked;
+    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+}
+size_t walk_groups(size_t ranks, size_t threads) { return std::max<size_t>(1, std::min(ranks, threads)); }
+
 // Hands every ranked call to sink(e, uint32_t rank), each rank's in start
 // order (ties: record order). Through a bounded reorder buffer first:
 // records come nearly in start order, so this holds a few thousand calls, not
-// all of them. Should one arrive too late for the buffer, reset() clears what
-// sink built and everything is handed again from all the calls sorted per
-// rank (exact, and as much memory as the calls take). every(e, long rank)
-// sees each call once, in record order, ranked or not (rank -1), on the first
+// all of them. Should one arrive too late for the buffer, reset(rank) clears
+// what sink built for that rank (sink starts on a clean state: the caller
+// makes it) and its calls are handed again, sorted
+// (exact, and as much memory as the calls take). every(e, long rank) sees
+// each call once, in record order, ranked or not (rank -1), on the first
 // decoding: work that needs no order rides on the same decoding of the log.
-// Templates, not std::function: these run for every call, twice.
+// The ranks are walked in groups (walk_groups), each on its own thread:
+// sink(e, rank) and reset(rank) must touch only that rank's state; every()
+// runs on the calling thread only. Templates, not std::function: these run
+// for every call, twice.
 template <class Reset, class Sink, class Every>
-void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const RankMap& rm, Reset&& reset,
-                               Sink&& sink, Every&& every) {
+void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_t threads, const RankMap& rm,
+                               Reset&& reset, Sink&& sink, Every&& every) {
     const size_t nr = rm.ranks.size();
+    const size_t groups = walk_groups(nr, threads);
     // The rank of each call's pid; calls come in runs of one pid.
     const auto ranked = [&](auto&& to, auto&& all) {
         uint32_t last_pid = 0;
@@ -117,21 +134,38 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
             if (last_rank >= 0) to(e, static_cast<uint32_t>(last_rank));
         }
     };
-    reset();
-    StartOrder order(reorder_calls, [&](const CallEvent& e, uint32_t rank) { sink(e, rank); });
-    ranked([&](const CallEvent& e, uint32_t rank) { order.push(e, rank); }, every);
-    order.finish();
-    if (order.in_order()) return;
-    reset();
-    std::vector<std::vector<CallEvent>> per_rank(nr);
-    ranked([&](const CallEvent& e, uint32_t rank) { per_rank[rank].push_back(e); },
-           [](const CallEvent&, long) {});
-    for (size_t i = 0; i < nr; ++i) {
-        std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
-                         [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
-        for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
-        per_rank[i] = {};
-    }
+    const auto walk = [&](size_t g, bool with_every) {
+        const auto mine = [&](uint32_t rank) { return rank % groups == g; };
+        StartOrder order(reorder_calls, [&](const CallEvent& e, uint32_t rank) { sink(e, rank); });
+        const auto push = [&](const CallEvent& e, uint32_t rank) {
+            if (mine(rank)) order.push(e, rank);
+        };
+        if (with_every)
+            ranked(push, every);
+        else
+            ranked(push, [](const CallEvent&, long) {});
+        order.finish();
+        if (order.in_order()) return;
+        std::vector<std::vector<CallEvent>> per_rank(nr);
+        for (size_t i = g; i < nr; i += groups) reset(i);
+        ranked(
+            [&](const CallEvent& e, uint32_t rank) {
+                if (mine(rank)) per_rank[rank].push_back(e);
+            },
+            [](const CallEvent&, long) {});
+        for (size_t i = g; i < nr; i += groups) {
+            std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
+                             [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
+            for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+            per_rank[i] = {};
+        }
+    };
+    // The other groups on threads of their own; the futures join even if
+    // the first group throws.
+    std::vector<std::future<void>> others;
+    for (size_t g = 1; g < groups; ++g) others.push_back(std::async(std::launch::async, walk, g, false));
+    walk(0, true);
+    for (auto& f : others) f.get();
 }
 
 // One attribution pass: each step fills a part of the report, in order, from
@@ -139,7 +173,11 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, const
 class DlAttribution {
 public:
     DlAttribution(Report& r, const DlInputs& in)
-        : r_(r), in_(in), log_(in.log), cap_(capture_window(r.capture, in.log)) {}
+        : r_(r),
+          in_(in),
+          log_(in.log),
+          cap_(capture_window(r.capture, in.log)),
+          threads_(thread_count(in.threads)) {}
 
     void run() {
         if (!assign()) return;
@@ -150,7 +188,8 @@ public:
         // rank_startup_end_, split, the ranks' data_reads and startup_ns,
         // the processes' flush): on two threads, two cores take them side
         // by side. The future joins even if the epochs throw.
-        auto split = std::async(std::launch::async, [this] { split_calls(); });
+        auto split =
+            std::async(threads_ > 1 ? std::launch::async : std::launch::deferred, [this] { split_calls(); });
         find_epochs();
         rank_epochs();
         make_epochs();
@@ -192,6 +231,7 @@ private:
     const DlInputs& in_;
     const DlLog& log_;
     const Window cap_;
+    const size_t threads_;  // the walks' (thread_count)
     RankMap rm_;
     size_t nr_ = 0;
     std::vector<Window> rank_life_;                       // by rank index
@@ -286,12 +326,9 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
     for (size_t f = 0; f < data_file.size(); ++f)
         data_file[f] = data_file_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
     std::vector<DataReadLog> logs;
+    for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
     walk_ranks_in_start_order(
-        log_.calls, in_.reorder_calls, rm_,
-        [&] {
-            logs.clear();
-            for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
-        },
+        log_.calls, in_.reorder_calls, threads_, rm_, [&](size_t i) { logs[i] = DataReadLog(data_file); },
         [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); }, [](const CallEvent&, long) {});
     // Children by parent, once (each rank's roots look theirs up).
     std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
@@ -539,17 +576,17 @@ void DlAttribution::stalls_and_epoch_calls() {
         return t < cap_.start ? size_t{0} : std::min<size_t>(nb - 1, (t - cap_.start) / bin_ns);
     };
     std::vector<StallSweep> sweeps, bin_sweeps;
-    std::vector<std::vector<uint64_t>> bin_reads;
+    for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans[i]);
+    if (nb)
+        for (size_t i = 0; i < nr_; ++i) bin_sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, bins);
+    std::vector<std::vector<uint64_t>> bin_reads(nb ? nr_ : 0, std::vector<uint64_t>(nb));
     walk_ranks_in_start_order(
-        log_.calls, in_.reorder_calls, rm_,
-        [&] {
-            sweeps.clear();
-            bin_sweeps.clear();
-            for (size_t i = 0; i < nr_; ++i) sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, spans[i]);
-            if (nb)
-                for (size_t i = 0; i < nr_; ++i)
-                    bin_sweeps.emplace_back(rm_.ranks[i].roots, log_.offcpu, bins);
-            bin_reads.assign(nb ? nr_ : 0, std::vector<uint64_t>(nb));
+        log_.calls, in_.reorder_calls, threads_, rm_,
+        [&](size_t i) {
+            sweeps[i] = StallSweep(rm_.ranks[i].roots, log_.offcpu, spans[i]);
+            if (!nb) return;
+            bin_sweeps[i] = StallSweep(rm_.ranks[i].roots, log_.offcpu, bins);
+            bin_reads[i].assign(nb, 0);
         },
         [&](const CallEvent& e, uint32_t rank) {
             sweeps[rank].add(e);

@@ -21,6 +21,7 @@ struct DlInputs {
     // read), by index (readahead_judge.h).
     std::vector<std::pair<size_t, uint64_t>> page_cache_unused;
     size_t timeline_bins = 0;  // BuilderOptions::timeline_bins
+    size_t threads = 0;        // BuilderOptions::threads
 };
 
 // report.processes and report.capture must be filled already.

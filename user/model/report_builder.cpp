@@ -570,14 +570,15 @@ Report ReportBuilder::State::finish(bool release) {
     // its own, beside them, and is joined before the report is returned.
     std::future<void> listed;
     if (!slot_of.empty())
-        listed = std::async(std::launch::async, [&s, &r, slot_of = std::move(slot_of)] {
-            CallLog::Cursor cur(s.log.calls);
-            for (CallEvent e; cur.next(e);) {
-                const uint32_t fi = e.file();
-                if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
-                    account(r.files[slot_of[fi]].ops[e.op()], e);
-            }
-        });
+        listed = std::async(s.options.threads == 1 ? std::launch::deferred : std::launch::async,
+                            [&s, &r, slot_of = std::move(slot_of)] {
+                                CallLog::Cursor cur(s.log.calls);
+                                for (CallEvent e; cur.next(e);) {
+                                    const uint32_t fi = e.file();
+                                    if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
+                                        account(r.files[slot_of[fi]].ops[e.op()], e);
+                                }
+                            });
     std::vector<std::pair<size_t, uint64_t>> unused_events;
     s.judge_readahead(r, unused_events);
     if (release) {
@@ -589,6 +590,7 @@ Report ReportBuilder::State::finish(bool release) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.page_cache_unused = std::move(unused_events);
         in.timeline_bins = s.options.timeline_bins;
+        in.threads = s.options.threads;
         in.file_paths.reserve(s.log.files.size());
         for (const auto& id : s.log.files) {
             const uint32_t fi = s.find_file(file_key(id.dev, id.ino));

@@ -35,6 +35,10 @@ struct BuilderOptions {
     // Bins of Report::timeline (the HTML report's); 0 leaves it out, and its
     // cost (a second stall sweep over the calls) with it.
     size_t timeline_bins = 0;
+    // Threads finish() may use, itself included (0: the CPUs there are, at
+    // most 4): the walks of the DL log run side by side (dl_attribution.cpp).
+    // The report is the same whatever the number; tests compare 1 with more.
+    size_t threads = 0;
 };
 
 class ReportBuilder {
