@@ -249,9 +249,11 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
     // Without the fields a read's hits are unknown, not "all of it".
     std::optional<CacheRead> cache_read;
+    // This call's (process, file) stream, looked up once (below, up to three uses).
+    Stream* st = nullptr;
     if (has_cache && is_counted_read(r)) {
-        const Key key = has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0);
-        cache_read = split_read(r, stream(key).prefetched);
+        st = &stream(has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0));
+        cache_read = split_read(r, st->prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
@@ -291,8 +293,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
     }
     if (cache_read) f->page_cache.add_read(*cache_read);
-    if (cache_read && r.offset != IOLENS_NO_OFFSET && r.ret > 0)
-        note_read(stream(position_key(r.pid, r.dev, r.ino)), *f, r);
+    if (cache_read && r.offset != IOLENS_NO_OFFSET && r.ret > 0) note_read(*st, *f, r);  // st: has_file
 
     // Sequential: the access starts where this process's previous access to
     // the file ended (or at 0 for its first). Per process, because DataLoader
@@ -300,8 +301,8 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET || r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
-    access.add(stream(position_key(r.pid, r.dev, r.ino)).access, f->access, r.tid, r.start_ns, r.offset,
-               r.offset + static_cast<uint64_t>(r.ret));
+    if (!st) st = &stream(position_key(r.pid, r.dev, r.ino));
+    access.add(st->access, f->access, r.tid, r.start_ns, r.offset, r.offset + static_cast<uint64_t>(r.ret));
 }
 
 void ReportBuilder::State::note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r) {
