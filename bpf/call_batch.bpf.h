@@ -46,14 +46,16 @@ static __always_inline void iolens_batch_flush(struct iolens_thread_state *st)
 {
 	__u32 len = st->batch_len;
 
+	__u32 n = st->batch_calls;
+
 	if (!len)
 		return;
 	st->batch_len = 0;
+	st->batch_calls = 0;
+	st->run_open = 0;
 	if (len > IOLENS_CALL_BATCH_BYTES)
 		return; /* cannot happen; bounds the copy for the verifier */
 	if (bpf_ringbuf_output(&iolens_events, st->batch, len, iolens_wakeup_flag(IOLENS_RB_BYTES(len)))) {
-		__u32 n = len / IOLENS_SYSCALL_REC_V1_SIZE; /* only short records are batched */
-
 		iolens_count_add(IOLENS_CNT_RB_FULL, n);
 		iolens_count_add(IOLENS_CNT_RECORDS, -(__u64)n);
 	}
@@ -70,8 +72,94 @@ static __always_inline struct iolens_syscall_rec *iolens_batch_slot(struct iolen
 		len = 0;
 	}
 	st->batch_len = len + IOLENS_SYSCALL_REC_V1_SIZE;
+	st->batch_calls++;
+	st->run_open = 0;
 	iolens_count(IOLENS_CNT_RECORDS);
 	return (struct iolens_syscall_rec *)&st->batch[len];
+}
+
+/*
+ * Runs (IOLENS_REC_SYSCALL_RUN in iolens/abi.h). A short record of a read or
+ * write that moved bytes at a known offset may start a run while it is the
+ * last record of the batch. A further call of the thread that continues it --
+ * the same syscall, flags, fd and file, the same bytes asked for and moved,
+ * at the run's stride from the last one's offset (the first further call
+ * sets the stride: ret for sequential pieces, 0 for the same bytes again) --
+ * is then 8 bytes appended to the run (its gap and duration) instead of a
+ * 72-byte record. The first one turns the record into a run: its type
+ * changes and the stride goes after it. True when the call went into the
+ * run; the caller writes a record otherwise, and offers it as the start of
+ * the next run (iolens_run_offer).
+ */
+#define IOLENS_BATCH_OFF_MASK ((IOLENS_CALL_BATCH_BYTES - 1) & ~7u)
+
+static __always_inline bool iolens_run_extend(struct iolens_thread_state *st, __u64 now, long ret,
+                                              __u64 requested, __u64 offset, __s32 fd, __u8 flags, __u32 dev,
+                                              __u64 ino)
+{
+	struct iolens_syscall_run_entry *e;
+	struct iolens_rec_hdr *hdr;
+	__u32 len = st->batch_len, at = st->run_at;
+	__u64 gap = st->start_ns - st->run_end_ns, dur = now - st->start_ns;
+	__u64 stride = offset - st->run_offset;
+	bool first = !st->run_strided;
+	__u32 add = first ? sizeof(__u64) + sizeof(*e) : sizeof(*e);
+
+	if (!st->run_open || ret != st->run_ret || requested != st->run_requested || ino != st->run_ino ||
+	    dev != st->run_dev || fd != st->run_fd || flags != st->run_flags || st->nr != st->run_nr ||
+	    (!first && stride != st->run_stride))
+		return false;
+	if (st->start_ns < st->run_end_ns || gap > 0xffffffffULL || dur > 0xffffffffULL)
+		return false;
+	if (len > IOLENS_CALL_BATCH_BYTES - sizeof(__u64) - sizeof(*e) ||
+	    at > IOLENS_CALL_BATCH_BYTES - IOLENS_SYSCALL_REC_V1_SIZE)
+		return false; /* full: the call starts the next batch */
+	/* Offsets are multiples of 8: the masks change nothing but keep the
+	 * bounds in the register that indexes (older verifiers lose a bound
+	 * checked above once the value is spilled to the stack and reloaded). */
+	hdr = (struct iolens_rec_hdr *)&st->batch[at & IOLENS_BATCH_OFF_MASK];
+	if (first) {
+		/* The batch ends with the run's record: the stride goes after it. */
+		hdr->type = IOLENS_REC_SYSCALL_RUN;
+		*(__u64 *)&st->batch[len & IOLENS_BATCH_OFF_MASK] = stride;
+		st->run_stride = stride;
+		st->run_strided = 1;
+		len += sizeof(__u64);
+		if (len > IOLENS_CALL_BATCH_BYTES - sizeof(*e))
+			return false; /* cannot happen (checked above); for the verifier */
+	}
+	hdr->size += add;
+	e = (struct iolens_syscall_run_entry *)&st->batch[len & IOLENS_BATCH_OFF_MASK];
+	e->gap_ns = gap;
+	e->duration_ns = dur;
+	st->batch_len = len + sizeof(*e);
+	st->batch_calls++;
+	st->run_offset = offset;
+	st->run_end_ns = now;
+	iolens_count(IOLENS_CNT_RECORDS);
+	return true;
+}
+
+/* rec, the short record just written at the end of the batch, may start a
+ * run (see above). */
+static __always_inline void iolens_run_offer(struct iolens_thread_state *st, struct iolens_syscall_rec *rec,
+                                             __u64 now)
+{
+	if ((rec->op != IOLENS_OP_READ && rec->op != IOLENS_OP_WRITE) || rec->ret <= 0 ||
+	    rec->offset == IOLENS_NO_OFFSET)
+		return;
+	st->run_open = 1;
+	st->run_strided = 0;
+	st->run_at = st->batch_len - IOLENS_SYSCALL_REC_V1_SIZE;
+	st->run_flags = rec->flags;
+	st->run_fd = rec->fd;
+	st->run_nr = st->nr;
+	st->run_dev = rec->dev;
+	st->run_ino = rec->ino;
+	st->run_ret = rec->ret;
+	st->run_requested = rec->requested;
+	st->run_offset = rec->offset;
+	st->run_end_ns = now;
 }
 #else
 static __always_inline void iolens_batch_flush(struct iolens_thread_state *st)

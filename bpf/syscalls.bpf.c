@@ -553,9 +553,15 @@ static __always_inline void emit_call(struct iolens_thread_state *st, __u64 pid_
 		          ret, c);
 		iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
 #else
+		__u8 flags = c->flags | IOLENS_SC_CACHE_ZERO;
+		bool has_file = flags & IOLENS_SC_HAS_FILE;
+
+		if (iolens_run_extend(st, now, ret, c->requested, c->offset, c->fd, flags,
+		                      has_file ? c->file.dev : 0, has_file ? c->file.ino : 0))
+			return;
 		rec = iolens_batch_slot(st);
-		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, c->flags | IOLENS_SC_CACHE_ZERO, st, pid_tgid, now,
-		          ret, c);
+		fill_call(rec, IOLENS_SYSCALL_REC_V1_SIZE, flags, st, pid_tgid, now, ret, c);
+		iolens_run_offer(st, rec, now);
 #endif
 		return;
 	}

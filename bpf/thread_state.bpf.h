@@ -68,8 +68,27 @@ struct iolens_thread_state {
 	/* Syscall records waiting to go to the ring buffer together
 	 * (bpf/call_batch.bpf.h). Not in the legacy build, whose state lives
 	 * in a preallocated hash where 1 KiB a thread would cost 32 MiB. */
-	__u32 batch_len; /* bytes of records in batch */
-	__u32 batch_pad;
+	__u32 batch_len;   /* bytes of records in batch */
+	__u32 batch_calls; /* calls in batch (a run counts each of its calls) */
+	/* The run the batch ends with, if run_open (IOLENS_REC_SYSCALL_RUN,
+	 * bpf/call_batch.bpf.h): where its record starts in batch, what a
+	 * further call must share with it, its stride once run_strided, the
+	 * offset of its last call and when that call ended. */
+	__u8 run_open;
+	__u8 run_strided;
+	__u8 run_flags;
+	__u8 run_pad;
+	__u32 run_at;
+	__s32 run_fd;
+	__u32 run_nr;
+	__u32 run_dev;
+	__u32 run_pad2;
+	__u64 run_ino;
+	__s64 run_ret;
+	__u64 run_requested;
+	__u64 run_offset;
+	__u64 run_stride;
+	__u64 run_end_ns;
 	__u8 batch[IOLENS_CALL_BATCH_BYTES];
 #endif
 };

@@ -33,16 +33,17 @@
 
 /* Record types (append-only). */
 enum iolens_rec_type {
-	IOLENS_REC_SYSCALL = 1,   /* struct iolens_syscall_rec */
-	IOLENS_REC_FILE = 2,      /* struct iolens_file_rec (variable length) */
-	IOLENS_REC_FORK = 3,      /* struct iolens_proc_rec */
-	IOLENS_REC_EXEC = 4,      /* struct iolens_exec_rec (variable length) */
-	IOLENS_REC_EXIT = 5,      /* struct iolens_proc_rec */
-	IOLENS_REC_PAGECACHE = 6, /* struct iolens_pagecache_rec */
-	IOLENS_REC_BLOCK = 7,     /* struct iolens_block_rec */
-	IOLENS_REC_MARKER = 8,    /* struct iolens_marker_rec (variable length) */
-	IOLENS_REC_OFFCPU = 9,    /* struct iolens_offcpu_rec */
-	IOLENS_REC_STACK = 10,    /* struct iolens_stack_rec (variable length) */
+	IOLENS_REC_SYSCALL = 1,      /* struct iolens_syscall_rec */
+	IOLENS_REC_FILE = 2,         /* struct iolens_file_rec (variable length) */
+	IOLENS_REC_FORK = 3,         /* struct iolens_proc_rec */
+	IOLENS_REC_EXEC = 4,         /* struct iolens_exec_rec (variable length) */
+	IOLENS_REC_EXIT = 5,         /* struct iolens_proc_rec */
+	IOLENS_REC_PAGECACHE = 6,    /* struct iolens_pagecache_rec */
+	IOLENS_REC_BLOCK = 7,        /* struct iolens_block_rec */
+	IOLENS_REC_MARKER = 8,       /* struct iolens_marker_rec (variable length) */
+	IOLENS_REC_OFFCPU = 9,       /* struct iolens_offcpu_rec */
+	IOLENS_REC_STACK = 10,       /* struct iolens_stack_rec (variable length) */
+	IOLENS_REC_SYSCALL_RUN = 11, /* a run of calls: struct iolens_syscall_run_entry (variable length) */
 };
 
 /* record --stacks: user frames a stack record carries at most, and bytes of
@@ -256,6 +257,26 @@ struct iolens_syscall_rec {
 };
 /* Size of a syscall record before the page-cache fields: readers accept both. */
 #define IOLENS_SYSCALL_REC_V1_SIZE 72
+
+/*
+ * A run of a thread's calls, lossless (IOLENS_REC_SYSCALL_RUN): a thread that
+ * reads (or writes) a file in equal pieces one after the other -- sequential
+ * pieces, the same bytes again, or any fixed stride -- sends its first call
+ * as a short syscall record (the first IOLENS_SYSCALL_REC_V1_SIZE bytes of
+ * struct iolens_syscall_rec, IOLENS_SC_CACHE_ZERO set, ret > 0) whose header
+ * has this type, then the run's stride (__s64: the offset from one call to
+ * the next), then one entry per further call (at least one): hdr.size =
+ * IOLENS_SYSCALL_REC_V1_SIZE + 8 + 8 * entries. Each further call has the
+ * fields of the one before it (syscall, class, flags, pid, tid, fd, file,
+ * ret, requested), its offset is the one before's plus the stride, and it
+ * starts gap_ns after the one before ended. Readers expand a run into the
+ * very records it stands for (model/record_walk.h), so a report is the same
+ * either way; the kernel side sends 8 bytes a call instead of 72.
+ */
+struct iolens_syscall_run_entry {
+	__u32 gap_ns;      /* from the previous call's end to this call's start */
+	__u32 duration_ns; /* entry to exit */
+};
 
 /* Identity and absolute path of a file a tracked process opened.
  * path holds path_len bytes: the components leaf first, each followed by a

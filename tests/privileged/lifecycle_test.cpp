@@ -98,13 +98,14 @@ TEST_F(Lifecycle, StoppingAnAttachDeliversTheCallsOfAThreadStillAlive) {
 // A recorder that cannot keep up loses records when the ring buffer is
 // full: each lost record is counted once, as ring_buffer_full, never silently
 // and never twice (a refused batch of syscall records is not also
-// "undelivered"). The recorder is stopped with SIGSTOP while 3 x 20000 reads
-// (~4.6 MiB of records) go into a 1 MiB ring.
+// "undelivered"). The recorder is stopped with SIGSTOP while 3 x 250000 reads
+// (~6 MiB of records: the same bytes again and again, 8 bytes a call in runs)
+// go into a 1 MiB ring.
 TEST_F(Lifecycle, RecordsLostToAFullRingBufferAreCountedOnce) {
     const std::string file = dir / "data.bin";
-    const int reads = 3 * 20000;
+    const int reads = 3 * 250000;
     Background target(
-        {workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "20000"});
+        {workload_bin(), "attach-target", "--file", file, "--children", "3", "--reads", "250000"});
     ASSERT_TRUE(target.wait_for_line(false, "ready", 10000));
     Background rec({iolens_bin(), "record", "-p", std::to_string(target.pid()), "--ringbuf-mib", "1", "-o",
                     dir / "rec.iolens", "--json", dir / "r.json"});

@@ -100,7 +100,7 @@ void le64(std::string& out, uint64_t v) {
 }
 
 std::string file_header(uint32_t version = 1, uint32_t header_size = 64,
-                        uint64_t required = kFeatureRecordsV1, uint64_t optional = 0) {
+                        uint64_t required = kWrittenRequiredFeatures, uint64_t optional = 0) {
     std::string h("IOLENSRC", 8);
     le32(h, version);
     le32(h, header_size);
@@ -193,7 +193,8 @@ TEST(RecordingWriter, FileAndChunkHeadersHaveTheDocumentedLayout) {
     EXPECT_EQ(got.substr(0, 8), "IOLENSRC");
     EXPECT_EQ(got.substr(8, 4), std::string("\x02\0\0\0", 4));
     EXPECT_EQ(got.substr(12, 4), std::string("\x40\0\0\0", 4));
-    EXPECT_EQ(got.substr(16, 8), std::string("\x01\0\0\0\0\0\0\0", 8));
+    // Required features: RECORDS hold v1 records (bit 0), and may hold runs (bit 1).
+    EXPECT_EQ(got.substr(16, 8), std::string("\x03\0\0\0\0\0\0\0", 8));
     EXPECT_EQ(got.substr(24, 40), std::string(40, '\0'));
     EXPECT_EQ(got.substr(64, 4), "CHNK");
     EXPECT_EQ(got.substr(68, 4), std::string("\x01\0\0\0", 4));
@@ -211,7 +212,7 @@ TEST(RecordingRoundTrip, MetaProcessRecordsEndAreReadBackExactly) {
     EXPECT_FALSE(r->stopped);
     EXPECT_EQ(r->problem, "");
     EXPECT_EQ(r->format_version, 2u);
-    EXPECT_EQ(r->required_features, kFeatureRecordsV1);
+    EXPECT_EQ(r->required_features, kWrittenRequiredFeatures);
     EXPECT_EQ(r->optional_features, 0u);
     EXPECT_EQ(r->file_size, starts.back());
     EXPECT_EQ(r->bytes_read, starts.back());

@@ -7,6 +7,7 @@
 
 #include "capture/stack_capture.h"
 #include "iolens/abi.h"
+#include "recording/record_calls.h"
 #include "util/clock.h"
 
 namespace iolens::capture {
@@ -77,11 +78,13 @@ void RecordStream::on_sample(const void* data, size_t size) {
     size_t off = 0;
     const uint64_t before = records_;
     do {
-        records_++;
-        if (size - off < sizeof(iolens_rec_hdr))
+        if (size - off < sizeof(iolens_rec_hdr)) {
+            records_++;
             break;  // malformed: the file keeps it, the report will say so
+        }
         const auto* hdr = reinterpret_cast<const iolens_rec_hdr*>(bytes + off);
         const size_t len = std::min<size_t>(hdr->size, size - off);
+        records_ += hdr->size <= size - off ? recording::record_calls(*hdr) : 1;
         note_record(hdr, len);
         if (hdr->size < sizeof(iolens_rec_hdr)) break;
         off += len;

@@ -66,8 +66,9 @@ public:
     std::vector<std::pair<const AccessCounts*, AccessCounts>> pending() const;
 
     // Window entries per thread that used a stream; threads counted up to
-    // kMaxThreads. A thread's batch holds 14 calls (bpf/call_batch.bpf.h).
-    static constexpr size_t kPerThread = 32;
+    // kMaxThreads. A thread's batch holds 14 records, and up to 119 calls
+    // when they are a run (bpf/call_batch.bpf.h): room for two batches.
+    static constexpr size_t kPerThread = 256;
     static constexpr size_t kMaxThreads = 64;
     // Immediate judgements remembered, to take back when a stream turns out
     // to be shared.

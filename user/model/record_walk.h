@@ -34,6 +34,7 @@
 
 #include "iolens/abi.h"
 #include "model/page_cache.h"
+#include "recording/record_calls.h"
 #include "util/result.h"
 
 namespace iolens::model {
@@ -73,6 +74,33 @@ bool decode_record(const iolens_rec_hdr& hdr, const std::byte* rec, Handler& h, 
                 iolens_syscall_rec r{};
                 std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
                 h.on_syscall(r, r.flags & IOLENS_SC_CACHE_ZERO);
+            }
+            return true;
+        }
+        case IOLENS_REC_SYSCALL_RUN: {
+            // A run (iolens/abi.h): its first call, then each further call
+            // made from the one before, as the records it stands for.
+            constexpr size_t head = IOLENS_SYSCALL_REC_V1_SIZE + sizeof(int64_t);
+            constexpr size_t entry = sizeof(iolens_syscall_run_entry);
+            if (hdr.size < head + entry || (hdr.size - head) % entry)
+                return problem = fmt::format(
+                           "syscall run record of size {} is not {} bytes and one or "
+                           "more {}-byte entries",
+                           hdr.size, head, entry),
+                       false;
+            iolens_syscall_rec r{};
+            std::memcpy(&r, rec, IOLENS_SYSCALL_REC_V1_SIZE);
+            if (!(r.flags & IOLENS_SC_CACHE_ZERO) || r.ret <= 0)
+                return problem = "syscall run record without IOLENS_SC_CACHE_ZERO or bytes moved", false;
+            const auto stride = load_record<uint64_t>(rec + IOLENS_SYSCALL_REC_V1_SIZE);
+            r.hdr = {IOLENS_REC_SYSCALL, static_cast<uint16_t>(IOLENS_SYSCALL_REC_V1_SIZE)};
+            h.on_syscall(r, true);
+            for (size_t at = head; at < hdr.size; at += entry) {
+                const auto e = load_record<iolens_syscall_run_entry>(rec + at);
+                r.start_ns += r.duration_ns + e.gap_ns;
+                r.duration_ns = e.duration_ns;
+                r.offset += stride;
+                h.on_syscall(r, true);
             }
             return true;
         }
@@ -193,7 +221,7 @@ Result<void> walk_records(std::span<const std::byte> records, Handler& h, uint64
                             "remain",
                             hdr.type, hdr.size, left));
         if (!decode_record(hdr, base + off, h, problem)) return malformed(problem);
-        walked++;
+        walked += recording::record_calls(hdr);
         off += hdr.size;
     }
     return {};

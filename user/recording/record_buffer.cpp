@@ -51,6 +51,61 @@ RecordBuffer& RecordBuffer::syscall(iolens_syscall_rec r, bool short_form) {
     return raw(&r, size);
 }
 
+namespace {
+
+// b continues a (iolens/abi.h, IOLENS_REC_SYSCALL_RUN), at any stride.
+bool continues(const iolens_syscall_rec& a, const iolens_syscall_rec& b) {
+    const uint64_t a_end = a.start_ns + a.duration_ns;
+    return b.syscall_nr == a.syscall_nr && b.op == a.op && b.flags == a.flags && b.pid == a.pid &&
+           b.tid == a.tid && b.fd == a.fd && b.dev == a.dev && b.ino == a.ino && b.ret == a.ret &&
+           b.requested == a.requested && b.start_ns >= a_end && b.start_ns - a_end <= UINT32_MAX &&
+           b.duration_ns <= UINT32_MAX;
+}
+
+bool may_start_run(const iolens_syscall_rec& r) {
+    return (r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && r.ret > 0 && r.offset != IOLENS_NO_OFFSET &&
+           (r.flags & IOLENS_SC_CACHE_ZERO);
+}
+
+}  // namespace
+
+RecordBuffer& RecordBuffer::syscall_runs(std::span<const iolens_syscall_rec> calls) {
+    constexpr size_t head = IOLENS_SYSCALL_REC_V1_SIZE;
+    for (size_t i = 0; i < calls.size();) {
+        size_t j = i + 1;
+        uint64_t stride = 0;
+        if (may_start_run(calls[i]) && j < calls.size() && continues(calls[i], calls[j])) {
+            stride = calls[j].offset - calls[i].offset;
+            for (++j; j < calls.size() && continues(calls[j - 1], calls[j]) &&
+                      calls[j].offset - calls[j - 1].offset == stride;
+                 ++j) {
+            }
+        }
+        // At most as many entries as fit a record's 16-bit size.
+        j = std::min(j, i + 1 + (UINT16_MAX - head - 8) / sizeof(iolens_syscall_run_entry));
+        if (j == i + 1) {
+            syscall(calls[i], true);
+            i = j;
+            continue;
+        }
+        iolens_syscall_rec r = calls[i];
+        const size_t size = head + 8 + (j - i - 1) * sizeof(iolens_syscall_run_entry);
+        r.hdr = {IOLENS_REC_SYSCALL_RUN, static_cast<uint16_t>(size)};
+        std::vector<std::byte> rec(size);
+        std::memcpy(rec.data(), &r, head);
+        std::memcpy(rec.data() + head, &stride, 8);
+        for (size_t k = i + 1; k < j; ++k) {
+            const iolens_syscall_run_entry e{
+                static_cast<uint32_t>(calls[k].start_ns - (calls[k - 1].start_ns + calls[k - 1].duration_ns)),
+                static_cast<uint32_t>(calls[k].duration_ns)};
+            std::memcpy(rec.data() + head + 8 + (k - i - 1) * sizeof e, &e, sizeof e);
+        }
+        raw(rec.data(), rec.size());
+        i = j;
+    }
+    return *this;
+}
+
 RecordBuffer& RecordBuffer::pagecache(iolens_pagecache_rec r) {
     r.hdr = {IOLENS_REC_PAGECACHE, sizeof r};
     return raw(&r, sizeof r);

@@ -23,6 +23,14 @@ class RecordBuffer {
 public:
     // A syscall record; short: the 72-byte form without the page-cache fields.
     RecordBuffer& syscall(iolens_syscall_rec r, bool short_form = false);
+    // One thread's calls in order, as the kernel side's batches send them
+    // (bpf/call_batch.bpf.h): short records, each call that continues the
+    // one before -- the same syscall, flags, pid, tid, fd, file, ret > 0 and
+    // requested, at a fixed stride of offset, gap and duration under 2^32
+    // ns -- folded into a run (IOLENS_REC_SYSCALL_RUN). Calls must be
+    // short-form (IOLENS_SC_CACHE_ZERO set); the reader gives back exactly
+    // the records syscall(r, true) would have written.
+    RecordBuffer& syscall_runs(std::span<const iolens_syscall_rec> calls);
     RecordBuffer& pagecache(iolens_pagecache_rec r);
     RecordBuffer& block(iolens_block_rec r);
     RecordBuffer& offcpu(iolens_offcpu_rec r);

@@ -51,7 +51,12 @@ inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
 // Required features this reader understands (bits; append-only).
 inline constexpr uint64_t kFeatureRecordsV1 = 1ull << 0;  // RECORDS chunks hold abi.h v1 records
-inline constexpr uint64_t kKnownRequiredFeatures = kFeatureRecordsV1;
+// RECORDS chunks may hold runs of calls (IOLENS_REC_SYSCALL_RUN): a reader
+// that would skip them as an unknown type would lose calls, so it must refuse.
+inline constexpr uint64_t kFeatureSyscallRuns = 1ull << 1;
+inline constexpr uint64_t kKnownRequiredFeatures = kFeatureRecordsV1 | kFeatureSyscallRuns;
+// What the writer sets.
+inline constexpr uint64_t kWrittenRequiredFeatures = kFeatureRecordsV1 | kFeatureSyscallRuns;
 
 enum class ChunkType : uint32_t {
     Meta = 1,

@@ -122,7 +122,7 @@ Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, WriterOp
     std::memcpy(header + detail::kOffMagic, kMagic, sizeof(kMagic));
     detail::put_le32(header + detail::kOffVersion, kFormatVersion);
     detail::put_le32(header + detail::kOffHeaderSize, kFileHeaderSize);
-    detail::put_le64(header + detail::kOffRequired, kFeatureRecordsV1);
+    detail::put_le64(header + detail::kOffRequired, kWrittenRequiredFeatures);
     detail::put_le64(header + detail::kOffOptional, 0);
     struct iovec iov = {header, sizeof(header)};
     if (int err = write_all(fd, &iov, 1); err != 0) return errno_error("cannot write to " + path, err);
