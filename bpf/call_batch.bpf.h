@@ -82,7 +82,8 @@ static __always_inline struct iolens_syscall_rec *iolens_batch_slot(struct iolen
  * Runs (IOLENS_REC_SYSCALL_RUN in iolens/abi.h). A short record of a read or
  * write that moved bytes at a known offset may start a run while it is the
  * last record of the batch. A further call of the thread that continues it --
- * the same syscall, flags, fd and file, the same bytes asked for and moved,
+ * the same syscall and class (a copy call sends a read and a write), flags,
+ * fd and file, the same bytes asked for and moved,
  * at the run's stride from the last one's offset (the first further call
  * sets the stride: ret for sequential pieces, 0 for the same bytes again) --
  * is then 8 bytes appended to the run (its gap and duration) instead of a
@@ -107,12 +108,11 @@ static __always_inline bool iolens_run_extend(struct iolens_thread_state *st, __
 
 	if (!st->run_open || ret != st->run_ret || requested != st->run_requested || ino != st->run_ino ||
 	    dev != st->run_dev || fd != st->run_fd || flags != st->run_flags || st->nr != st->run_nr ||
-	    (!first && stride != st->run_stride))
+	    st->op != st->run_op || (!first && stride != st->run_stride))
 		return false;
 	if (st->start_ns < st->run_end_ns || gap > 0xffffffffULL || dur > 0xffffffffULL)
 		return false;
-	if (len > IOLENS_CALL_BATCH_BYTES - sizeof(__u64) - sizeof(*e) ||
-	    at > IOLENS_CALL_BATCH_BYTES - IOLENS_SYSCALL_REC_V1_SIZE)
+	if (len > IOLENS_CALL_BATCH_BYTES - add || at > IOLENS_CALL_BATCH_BYTES - IOLENS_SYSCALL_REC_V1_SIZE)
 		return false; /* full: the call starts the next batch */
 	/* Offsets are multiples of 8: the masks change nothing but keep the
 	 * bounds in the register that indexes (older verifiers lose a bound
@@ -125,8 +125,6 @@ static __always_inline bool iolens_run_extend(struct iolens_thread_state *st, __
 		st->run_stride = stride;
 		st->run_strided = 1;
 		len += sizeof(__u64);
-		if (len > IOLENS_CALL_BATCH_BYTES - sizeof(*e))
-			return false; /* cannot happen (checked above); for the verifier */
 	}
 	hdr->size += add;
 	e = (struct iolens_syscall_run_entry *)&st->batch[len & IOLENS_BATCH_OFF_MASK];
@@ -152,6 +150,7 @@ static __always_inline void iolens_run_offer(struct iolens_thread_state *st, str
 	st->run_strided = 0;
 	st->run_at = st->batch_len - IOLENS_SYSCALL_REC_V1_SIZE;
 	st->run_flags = rec->flags;
+	st->run_op = st->op;
 	st->run_fd = rec->fd;
 	st->run_nr = st->nr;
 	st->run_dev = rec->dev;

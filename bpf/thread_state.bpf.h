@@ -77,7 +77,7 @@ struct iolens_thread_state {
 	__u8 run_open;
 	__u8 run_strided;
 	__u8 run_flags;
-	__u8 run_pad;
+	__u8 run_op; /* the class: a copy call's read and write share a syscall */
 	__u32 run_at;
 	__s32 run_fd;
 	__u32 run_nr;

@@ -108,6 +108,21 @@ TEST_F(DataPaths, CopyFileRange) {
     EXPECT_EQ(file_entry(j2, dst)["sequential"], 3);
 }
 
+// A copy within one file through one descriptor: each call is a read and a
+// write of the same fd and file, with the same size. The kernel side folds a
+// thread's calls that continue one another into runs (IOLENS_REC_SYSCALL_RUN);
+// a call's read must never join the run of the previous call's write.
+TEST_F(DataPaths, CopyWithinOneFileKeepsReadsAndWritesApart) {
+    auto j = record(
+        {workload_bin(), "copy", "--src", src, "--via", "copy_file_range", "--within", "--chunk", "4096"});
+    const uint64_t calls = kSize / 2 / 4096;
+    EXPECT_EQ(j["capture"]["lost_events"], 0);
+    EXPECT_EQ(j["totals"]["read"]["calls"], calls);
+    EXPECT_EQ(j["totals"]["read"]["bytes"], kSize / 2);
+    EXPECT_EQ(j["totals"]["write"]["calls"], calls);
+    EXPECT_EQ(j["totals"]["write"]["bytes"], kSize / 2);
+}
+
 TEST_F(DataPaths, SpliceThroughAPipeChargesEachFileOnce) {
     // Two splices per chunk: file -> pipe is the read, pipe -> file the
     // write; the pipe side of each has no record.

@@ -17,10 +17,34 @@ namespace wl {
 // openat(src), fstat(src), openat(dst, O_WRONLY|O_CREAT|O_TRUNC), [pipe2],
 // ceil(S/C) copies of C bytes (splice: two calls each, src -> pipe -> dst),
 // close(dst), close(src) [, close of both pipe ends].
+// --within (copy_file_range): the first half of src onto its second half
+// through one descriptor: openat(src, O_RDWR), fstat, ceil(S/2/C) copies of
+// C bytes, close: each call a read and a write of the same file and fd.
+int run_copy_within(const char* src, uint64_t chunk) {
+    const int fd = sc::openat(AT_FDCWD, src, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) fail_errno(errno, "cannot open %s", src);
+    const uint64_t half = regular_file_size(fd, src) / 2;
+    off_t in_off = 0, out_off = static_cast<off_t>(half);
+    for (uint64_t done = 0; done < half;) {
+        const uint64_t want = half - done < chunk ? half - done : chunk;
+        const ssize_t n = sc::copy_file_range(fd, &in_off, fd, &out_off, want, 0);
+        if (n != static_cast<ssize_t>(want)) fail_errno(errno, "copy_file_range within %s", src);
+        done += want;
+    }
+    if (sc::close(fd) != 0) fail_errno(errno, "cannot close %s", src);
+    return kExitOk;
+}
+
 int run_copy(int argc, char** argv) {
-    const Args args({{"src", true}, {"dst", true}, {"via", true}, {"chunk", true}, {"offsets", false}}, argc,
-                    argv);
+    const Args args(
+        {{"src", true}, {"dst", true}, {"via", true}, {"chunk", true}, {"offsets", false}, {"within", false}},
+        argc, argv);
     const char* src = args.text("src");
+    if (args.flag("within")) {
+        if (std::string_view(args.text("via")) != "copy_file_range")
+            fail_usage("--within: only with --via copy_file_range");
+        return run_copy_within(src, args.number_or("chunk", 65536, 1, kMaxIo));
+    }
     const char* dst = args.text("dst");
     const std::string_view via = args.text("via");
     // A pipe holds 64 KiB by default: splice moves at most that per call.

@@ -150,7 +150,9 @@ constexpr Mode kModes[] = {
      "Create or truncate F, write() S bytes in C-byte chunks (the content of make-file --seed 1), [fsync], "
      "close.",
      wl::run_write_file},
-    {"copy", "--src F --dst G --via sendfile|copy_file_range|splice [--chunk C=65536] [--offsets]",
+    {"copy",
+     "--src F --dst G --via sendfile|copy_file_range|splice [--chunk C=65536] [--offsets] | --src F --via "
+     "copy_file_range --within [--chunk C]",
      "Open F, fstat, create or truncate G, copy F into G with ceil(S/C) copy calls of C bytes (splice: two "
      "per "
      "chunk, F to a pipe and the pipe to G; C at most 65536), close G, close F (and the pipe). --offsets "

@@ -72,7 +72,8 @@ public:
     static constexpr size_t kMaxThreads = 64;
     // Immediate judgements remembered, to take back when a stream turns out
     // to be shared.
-    static constexpr size_t kRecent = 1024;
+    // (A thread's batch of runs holds up to 119 calls: room for 64 threads'.)
+    static constexpr size_t kRecent = 8192;
     // Accesses all windows may hold together (24 bytes each, plus the
     // windows' own overhead).
     static constexpr size_t kMaxPending = size_t{1} << 18;

@@ -9,6 +9,7 @@
 
 #include "model/epochs.h"
 #include "model/file_class.h"
+#include "model/report_builder.h"
 #include "model/stalls.h"
 #include "model/start_order.h"
 
@@ -88,15 +89,11 @@ Spread spread(const std::vector<uint64_t>& v) {
     return s;
 }
 
-// The threads the attribution uses (BuilderOptions::threads; 0: the CPUs,
-// at most 4). A walk of the ranks' calls splits them in groups, each group
-// every groups-th rank on a thread of its own that decodes the whole log
-// itself (a decoding costs less than the work per call it shares out; past
-// 4 threads they would mostly decode).
-size_t thread_count(size_t asked) {
-    if (asked) return asked;
-    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-}
+// The threads the attribution uses: BuilderOptions::threads, as
+// builder_threads makes it. A walk of the ranks' calls splits them in
+// groups, each group every groups-th rank on a thread of its own that
+// decodes the whole log itself (a decoding costs less than the work per
+// call it shares out; past 4 threads they would mostly decode).
 size_t walk_groups(size_t ranks, size_t threads) { return std::max<size_t>(1, std::min(ranks, threads)); }
 
 // Hands every ranked call to sink(e, uint32_t rank), each rank's in start
@@ -177,7 +174,7 @@ public:
           in_(in),
           log_(in.log),
           cap_(capture_window(r.capture, in.log)),
-          threads_(thread_count(in.threads)) {}
+          threads_(builder_threads(in.threads)) {}
 
     void run() {
         if (!assign()) return;
@@ -231,7 +228,7 @@ private:
     const DlInputs& in_;
     const DlLog& log_;
     const Window cap_;
-    const size_t threads_;  // the walks' (thread_count)
+    const size_t threads_;  // the walks' (builder_threads)
     RankMap rm_;
     size_t nr_ = 0;
     std::vector<Window> rank_life_;                       // by rank index

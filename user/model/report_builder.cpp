@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <future>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -491,6 +492,11 @@ void ReportBuilder::State::judge_readahead(Report& out,
     std::sort(unused_events.begin(), unused_events.end());
 }
 
+size_t builder_threads(size_t asked) {
+    if (asked) return asked;
+    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+}
+
 Report ReportBuilder::finish() const { return state_->finish(false); }
 Report ReportBuilder::take() { return state_->finish(true); }
 
@@ -571,15 +577,16 @@ Report ReportBuilder::State::finish(bool release) {
     // its own, beside them, and is joined before the report is returned.
     std::future<void> listed;
     if (!slot_of.empty())
-        listed = std::async(s.options.threads == 1 ? std::launch::deferred : std::launch::async,
-                            [&s, &r, slot_of = std::move(slot_of)] {
-                                CallLog::Cursor cur(s.log.calls);
-                                for (CallEvent e; cur.next(e);) {
-                                    const uint32_t fi = e.file();
-                                    if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
-                                        account(r.files[slot_of[fi]].ops[e.op()], e);
-                                }
-                            });
+        listed =
+            std::async(builder_threads(s.options.threads) > 1 ? std::launch::async : std::launch::deferred,
+                       [&s, &r, slot_of = std::move(slot_of)] {
+                           CallLog::Cursor cur(s.log.calls);
+                           for (CallEvent e; cur.next(e);) {
+                               const uint32_t fi = e.file();
+                               if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
+                                   account(r.files[slot_of[fi]].ops[e.op()], e);
+                           }
+                       });
     std::vector<std::pair<size_t, uint64_t>> unused_events;
     s.judge_readahead(r, unused_events);
     if (release) {

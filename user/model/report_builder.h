@@ -35,11 +35,16 @@ struct BuilderOptions {
     // Bins of Report::timeline (the HTML report's); 0 leaves it out, and its
     // cost (a second stall sweep over the calls) with it.
     size_t timeline_bins = 0;
-    // Threads finish() may use, itself included (0: the CPUs there are, at
-    // most 4): the walks of the DL log run side by side (dl_attribution.cpp).
+    // Threads the walks of the DL log in finish() may use (0: the CPUs there
+    // are, at most 4; builder_threads): 1 walks everything on the calling
+    // thread; more runs the independent walks side by side and splits the
+    // ranks' start-order walks into that many groups (dl_attribution.cpp).
     // The report is the same whatever the number; tests compare 1 with more.
     size_t threads = 0;
 };
+
+// BuilderOptions::threads as used: 0 becomes the CPUs there are, at most 4.
+size_t builder_threads(size_t asked);
 
 class ReportBuilder {
 public:

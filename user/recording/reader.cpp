@@ -433,17 +433,20 @@ public:
 private:
     struct Counts {
         uint64_t chunks_read = 0, bytes_read = 0, damaged_regions = 0, skipped_bytes = 0;
+        bool problem = false;  // the walk had a problem by then (a read past it may have one)
         void take(const ReadOutcome& o) {
             chunks_read = o.chunks_read;
             bytes_read = o.bytes_read;
             damaged_regions = o.damaged_regions;
             skipped_bytes = o.skipped_bytes;
+            problem = !o.problem.empty();
         }
         void restore(ReadOutcome& o) const {
             o.chunks_read = chunks_read;
             o.bytes_read = bytes_read;
             o.damaged_regions = damaged_regions;
             o.skipped_bytes = skipped_bytes;
+            if (!problem) o.problem.clear();
         }
     };
     struct Ready {
