@@ -28,13 +28,28 @@ CallEvent random_call(std::mt19937_64& rng, uint64_t& t) {
     e.bytes = pick(2) ? 0 : pick(1u << 20);
     e.requested = pick(2) ? e.bytes : rng();
     e.blocked_ns = pick(3) ? 0 : rng() >> pick(64);
-    if (pick(2)) {
-        e.hit_bytes = static_cast<uint32_t>(rng());
-        e.miss_bytes = pick(2) ? 0 : UINT32_MAX;
-        e.readahead_bytes = static_cast<uint32_t>(pick(100));
+    switch (pick(5)) {  // the page-cache split's shapes (call_log.cpp), and any other
+        case 0:
+            e.hit_bytes = static_cast<uint32_t>(rng());
+            e.miss_bytes = pick(2) ? 0 : UINT32_MAX;
+            e.readahead_bytes = static_cast<uint32_t>(pick(100));
+            break;
+        case 1:  // all cached (or bytes past 4 GiB, saturated)
+            e.hit_bytes = static_cast<uint32_t>(std::min<uint64_t>(e.bytes, UINT32_MAX));
+            e.readahead_bytes = pick(4) ? 0 : 1;
+            break;
+        case 2:  // none cached
+            e.miss_bytes = static_cast<uint32_t>(std::min<uint64_t>(e.bytes, UINT32_MAX));
+            e.readahead_bytes = static_cast<uint32_t>(pick(2) ? e.miss_bytes : pick(1u << 20));
+            e.hit_bytes = pick(8) ? 0 : 1;
+            break;
+        default:
+            break;
     }
+    static uint32_t prev_tid = 0;
     e.pid = 100 + static_cast<uint32_t>(pick(3));
-    e.tid = pick(2) ? e.pid : static_cast<uint32_t>(rng());
+    e.tid = pick(2) ? e.pid : pick(2) ? prev_tid : static_cast<uint32_t>(rng());
+    prev_tid = e.tid;
     e.packed = static_cast<uint32_t>(pick(3) ? pick(16) : rng());
     return e;
 }
@@ -66,6 +81,30 @@ TEST(CallLog, RoundTripsEveryFieldAcrossBlocks) {
     CallLog::Cursor none(empty);
     CallEvent e;
     EXPECT_FALSE(none.next(e));
+}
+
+// A thread's loop of cached reads of one file (bench workload (a)): the
+// flags byte and the start and duration, little else.
+TEST(CallLog, ACachedReadLoopTakesAFewBytesACall) {
+    CallLog log;
+    CallEvent e;
+    e.pid = 4242;
+    e.tid = 4243;
+    e.packed = IOLENS_OP_READ | (CallEvent::kHasSize | CallEvent::kRegular | CallEvent::kCountedRead) << 4 |
+               12345u << 11;
+    const int n = 1'000'000;
+    for (int i = 0; i < n; ++i) {
+        e.start_ns = 1'000'000 + uint64_t(i) * 1'500;
+        e.duration_ns = 900 + i % 50;
+        e.bytes = e.requested = e.hit_bytes = 4096;
+        log.push_back(e);
+    }
+    // Blocks are whole 2 MiB: count the bytes used through the blocks taken.
+    EXPECT_LE(log.bytes(), 8u * n + CallLog::kBlockBytes);
+    CallLog::Cursor cur(log);
+    size_t got = 0;
+    for (CallEvent d; cur.next(d); ++got) ASSERT_EQ(d.hit_bytes, 4096u);
+    EXPECT_EQ(got, size_t(n));
 }
 
 TEST(StartOrder, StableStartOrderWithinTheBufferElseFlagsIt) {

@@ -1,24 +1,38 @@
 #include "model/call_log.h"
 
-#include <sys/mman.h>
-
-#include <cstdlib>
-#include <new>
+#include "util/huge_pages.h"
 
 namespace iolens::model {
 
 namespace {
 
-// What a call shares with the previous one: its fields are then not stored.
+// The flags byte: what a call shares with the previous one (its fields are
+// then not stored), and the shape of its bytes and page-cache split.
 enum : uint8_t {
     kSamePid = 1u << 0,
-    kTidIsPid = 1u << 1,
-    kRequestedIsBytes = 1u << 2,
-    kNoBlocked = 1u << 3,
-    kNoCache = 1u << 4,  // hit, miss and readahead bytes all 0
-    kSamePacked = 1u << 5,
-    kNoBytes = 1u << 6,
+    kTidShift = 1,  // 2 bits: TidMode
+    kSamePacked = 1u << 3,
+    kShapeShift = 4,  // 3 bits: Shape
+    kRare = 1u << 7,  // a second byte follows: RareFlags
 };
+enum TidMode : uint8_t { kTidIsPid = 0, kTidIsPrevious = 1, kTidStored = 2 };
+// bytes and (hit, miss, readahead): the common cases store only bytes.
+enum Shape : uint8_t {
+    kNothing = 0,    // bytes 0, no page-cache fields
+    kBytesOnly = 1,  // bytes stored, no page-cache fields
+    kAllHit = 2,     // bytes stored; hit = bytes, miss = readahead = 0
+    kAllMiss = 3,    // bytes stored; hit = 0, miss = bytes; readahead stored
+    kFull = 4,       // bytes, hit, miss and readahead stored
+};
+enum RareFlags : uint8_t { kRequestedStored = 1u << 0, kBlockedStored = 1u << 1 };
+
+Shape shape_of(const CallEvent& e) {
+    const bool no_cache = e.hit_bytes == 0 && e.miss_bytes == 0 && e.readahead_bytes == 0;
+    if (no_cache) return e.bytes == 0 ? kNothing : kBytesOnly;
+    if (e.hit_bytes == e.bytes && e.miss_bytes == 0 && e.readahead_bytes == 0) return kAllHit;
+    if (e.hit_bytes == 0 && e.miss_bytes == e.bytes) return kAllMiss;
+    return kFull;
+}
 
 uint8_t* put(uint8_t* p, uint64_t v) {
     while (v >= 0x80) {
@@ -49,46 +63,48 @@ uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
 
 void CallLog::push_back(const CallEvent& e) {
     if (blocks_.empty() || kBlockBytes - blocks_.back().used < kMaxRecordBytes) {
-        // Not zeroed: only the bytes written are ever read.
-        void* p = std::aligned_alloc(kBlockBytes, kBlockBytes);
-        if (!p) throw std::bad_alloc();
-        // A hint (without THP, plain pages); not the first block: a small
-        // capture touches a few pages of it, not a whole huge page.
-        if (!blocks_.empty()) madvise(p, kBlockBytes, MADV_HUGEPAGE);
+        // Huge pages are a hint (without THP, plain pages); not for the first
+        // block: a small capture touches a few pages of it, not a whole huge page.
+        void* p = util::huge_alloc(kBlockBytes, !blocks_.empty());
         blocks_.push_back({std::unique_ptr<uint8_t[], Block::Free>(static_cast<uint8_t*>(p)), 0, 0});
     }
     Block& b = blocks_.back();
     uint8_t* const start = b.data.get() + b.used;
-    uint8_t flags = 0;
+    const Shape shape = shape_of(e);
+    const uint8_t tid_mode = e.tid == e.pid ? kTidIsPid : e.tid == prev_.tid ? kTidIsPrevious : kTidStored;
+    uint8_t flags = static_cast<uint8_t>(shape << kShapeShift | tid_mode << kTidShift);
     if (e.pid == prev_.pid) flags |= kSamePid;
-    if (e.tid == e.pid) flags |= kTidIsPid;
-    if (e.requested == e.bytes) flags |= kRequestedIsBytes;
-    if (e.blocked_ns == 0) flags |= kNoBlocked;
-    if (e.hit_bytes == 0 && e.miss_bytes == 0 && e.readahead_bytes == 0) flags |= kNoCache;
     if (e.packed == prev_.packed) flags |= kSamePacked;
-    if (e.bytes == 0) flags |= kNoBytes;
+    uint8_t rare = 0;
+    if (e.requested != e.bytes) rare |= kRequestedStored;
+    if (e.blocked_ns != 0) rare |= kBlockedStored;
+    if (rare) flags |= kRare;
     uint8_t* p = start;
     *p++ = flags;
+    if (rare) *p++ = rare;
     p = put(p, zigzag(e.start_ns - prev_.start_ns));
     p = put(p, e.duration_ns);
-    if (!(flags & kNoBytes)) p = put(p, e.bytes);
-    if (!(flags & kRequestedIsBytes)) p = put(p, e.requested);
-    if (!(flags & kNoBlocked)) p = put(p, e.blocked_ns);
-    if (!(flags & kNoCache)) {
+    if (shape != kNothing) p = put(p, e.bytes);
+    if (shape == kAllMiss) p = put(p, e.readahead_bytes);
+    if (shape == kFull) {
         p = put(p, e.hit_bytes);
         p = put(p, e.miss_bytes);
         p = put(p, e.readahead_bytes);
     }
+    if (rare & kRequestedStored) p = put(p, e.requested);
+    if (rare & kBlockedStored) p = put(p, e.blocked_ns);
     if (!(flags & kSamePid)) p = put(p, e.pid);
-    if (!(flags & kTidIsPid)) p = put(p, e.tid);
-    if (!(flags & kSamePacked)) p = put(p, e.packed);
+    if (tid_mode == kTidStored) p = put(p, e.tid);
+    // Against the previous call's: a new op or flags on the same file
+    // changes only the low 11 bits (one or two bytes, not four or five).
+    if (!(flags & kSamePacked)) p = put(p, e.packed ^ prev_.packed);
     b.used += static_cast<size_t>(p - start);
     b.calls++;
     count_++;
     prev_ = e;
 }
 
-void CallLog::Block::Free::operator()(uint8_t* p) const { std::free(p); }
+void CallLog::Block::Free::operator()(uint8_t* p) const { util::huge_free(p, kBlockBytes); }
 
 size_t CallLog::bytes() const { return blocks_.size() * kBlockBytes; }
 
@@ -104,18 +120,22 @@ bool CallLog::Cursor::next(CallEvent& e) {
     const uint8_t* p = log_->blocks_[block_].data.get() + pos_;
     const uint8_t* const start = p;
     const uint8_t flags = *p++;
+    const uint8_t rare = flags & kRare ? *p++ : 0;
     uint64_t v = 0;
     p = get(p, v);
     e.start_ns = prev_.start_ns + unzigzag(v);
     p = get(p, e.duration_ns);
     e.bytes = 0;
-    if (!(flags & kNoBytes)) p = get(p, e.bytes);
-    e.requested = e.bytes;
-    if (!(flags & kRequestedIsBytes)) p = get(p, e.requested);
-    e.blocked_ns = 0;
-    if (!(flags & kNoBlocked)) p = get(p, e.blocked_ns);
     e.hit_bytes = e.miss_bytes = e.readahead_bytes = 0;
-    if (!(flags & kNoCache)) {
+    const auto shape = static_cast<Shape>((flags >> kShapeShift) & 7);
+    if (shape != kNothing) p = get(p, e.bytes);
+    if (shape == kAllHit) {
+        e.hit_bytes = static_cast<uint32_t>(e.bytes);
+    } else if (shape == kAllMiss) {
+        e.miss_bytes = static_cast<uint32_t>(e.bytes);
+        p = get(p, v);
+        e.readahead_bytes = static_cast<uint32_t>(v);
+    } else if (shape == kFull) {
         p = get(p, v);
         e.hit_bytes = static_cast<uint32_t>(v);
         p = get(p, v);
@@ -123,20 +143,25 @@ bool CallLog::Cursor::next(CallEvent& e) {
         p = get(p, v);
         e.readahead_bytes = static_cast<uint32_t>(v);
     }
+    e.requested = e.bytes;
+    if (rare & kRequestedStored) p = get(p, e.requested);
+    e.blocked_ns = 0;
+    if (rare & kBlockedStored) p = get(p, e.blocked_ns);
     e.pid = prev_.pid;
     if (!(flags & kSamePid)) {
         p = get(p, v);
         e.pid = static_cast<uint32_t>(v);
     }
-    e.tid = e.pid;
-    if (!(flags & kTidIsPid)) {
+    const auto tid_mode = (flags >> kTidShift) & 3;
+    e.tid = tid_mode == kTidIsPid ? e.pid : prev_.tid;
+    if (tid_mode == kTidStored) {
         p = get(p, v);
         e.tid = static_cast<uint32_t>(v);
     }
     e.packed = prev_.packed;
     if (!(flags & kSamePacked)) {
         p = get(p, v);
-        e.packed = static_cast<uint32_t>(v);
+        e.packed ^= static_cast<uint32_t>(v);
     }
     pos_ += static_cast<size_t>(p - start);
     left_--;

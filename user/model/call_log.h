@@ -4,10 +4,13 @@
 // Why: epochs and ranks are only known once the capture is over, so every
 // call must be kept until then. As 64-byte CallEvents, 10 million calls took
 // 640 MB (plus vector doubling). Most fields are small or repeat the previous
-// call's (same thread, bytes == requested, no page-cache fields), so each call
-// is stored as a flags byte plus LEB128 varints of what differs: typically
-// 10-16 bytes. Storage grows in fixed 2 MiB blocks, never by reallocating
-// (no doubling peak). Decoding is exact: a Cursor gives back the very
+// call's (same process and thread, same op and file, bytes == requested), and
+// a read's page-cache split is mostly "all of it was cached" or "none of it
+// was", so each call is stored as a flags byte (two when it was short or
+// blocked) plus LEB128 varints of what differs: a cached read loop takes 7
+// bytes a call, a 200,000-file DataLoader job 12 (they took 16 and 15 with
+// one flag a field, docs/benchmarks-report.md). Storage grows in fixed 2 MiB
+// blocks, never by reallocating (no doubling peak). Decoding is exact: a Cursor gives back the very
 // CallEvents that were appended, in order; finish() walks the log as often as
 // it needs (dl_attribution.cpp).
 #include <cstddef>
@@ -46,8 +49,8 @@ public:
     // kernel offers them (madvise mode): one page fault per block instead of
     // 512 (on a VM a fault is dear: 10 M calls were ~36,000 of them).
     static constexpr size_t kBlockBytes = 2u << 20;
-    // Largest encoding of one call: flags + 10 varints of at most 10 bytes.
-    static constexpr size_t kMaxRecordBytes = 1 + 10 * 10;
+    // Largest encoding of one call: 2 flag bytes + 10 varints of at most 10 bytes.
+    static constexpr size_t kMaxRecordBytes = 2 + 10 * 10;
 
 private:
     struct Block {

@@ -126,6 +126,75 @@ std::vector<EpochWindow> rank_marker_windows(const std::vector<EpochWindow>& glo
     return out;
 }
 
+namespace {
+
+uint8_t* put_varint(uint8_t* p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = static_cast<uint8_t>(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+    return p;
+}
+
+const uint8_t* get_varint(const uint8_t* p, uint64_t& v) {
+    v = 0;
+    for (int shift = 0;; shift += 7) {
+        const uint8_t b = *p++;
+        v |= uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80)) return p;
+    }
+}
+
+}  // namespace
+
+void DataReads::push_back(const DataRead& r) {
+    if (blocks_.empty() || kBlockBytes - blocks_.back().used < kMaxRecordBytes)
+        blocks_.push_back({std::make_unique_for_overwrite<uint8_t[]>(kBlockBytes), 0, last_t_});
+    Block& b = blocks_.back();
+    uint8_t* p = b.data.get() + b.used;
+    // Zigzag: the reads come in start order, but nothing here relies on it.
+    const auto d = static_cast<int64_t>(r.t - last_t_);
+    p = put_varint(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+    p = put_varint(p, uint64_t{r.file} << 1 | (r.pass ? 1 : 0));
+    b.used = static_cast<size_t>(p - b.data.get());
+    last_t_ = r.t;
+    count_++;
+}
+
+DataReads::Iterator::Iterator(const DataReads* reads, size_t block) : reads_(reads), block_(block) {
+    if (block_ < reads_->blocks_.size()) {
+        cur_.t = reads_->blocks_[block_].first_t;
+        decode();
+    }
+}
+
+void DataReads::Iterator::decode() {
+    const uint8_t* const base = reads_->blocks_[block_].data.get();
+    const uint8_t* p = base + pos_;
+    uint64_t z = 0, f = 0;
+    p = get_varint(p, z);
+    p = get_varint(p, f);
+    cur_.t += (z >> 1) ^ (~(z & 1) + 1);
+    cur_.file = static_cast<uint32_t>(f >> 1);
+    cur_.pass = f & 1;
+    next_ = static_cast<size_t>(p - base);
+}
+
+DataReads::Iterator& DataReads::Iterator::operator++() {
+    pos_ = next_;
+    if (pos_ < reads_->blocks_[block_].used) {
+        decode();
+        return *this;
+    }
+    pos_ = 0;
+    if (++block_ < reads_->blocks_.size()) {
+        cur_.t = reads_->blocks_[block_].first_t;
+        decode();
+    }
+    return *this;
+}
+
 bool data_file_path(std::string_view path) { return !software_path(path); }
 
 namespace {
@@ -223,9 +292,9 @@ void DataReadLog::close_run() {
 DataReads DataReadLog::finish() && {
     close_run();
     // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
-    std::erase_if(out_, [&](const DataRead& r) {
-        const uint32_t* n = passes_.find(r.file);
-        return !n || *n < 2;
+    out_.filter([&](uint32_t file) {
+        const uint32_t* n = passes_.find(file);
+        return n && *n >= 2;
     });
     call_end_.for_each([&](uint32_t f, uint64_t end) {
         const uint32_t* n = passes_.find(f);

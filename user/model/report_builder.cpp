@@ -226,8 +226,11 @@ struct ReportBuilder::State {
     void note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r);
     void keep_read_span(FileAccum& f, const ReadSpan& span);
     // Judges the read-ahead pages of every file and charges what was never
-    // read to `out` (files, processes, totals) and to `unused_events`.
-    void judge_readahead(Report& out, std::vector<std::pair<size_t, uint64_t>>& unused_events) const;
+    // read to `out` (processes, totals), to the listed files' `listed_ra`
+    // (by their place in `listed`) and to `unused_events`.
+    void judge_readahead(Report& out, const std::vector<const FileAccum*>& listed,
+                         std::vector<PageCacheStats>& listed_ra,
+                         std::vector<std::pair<size_t, uint64_t>>& unused_events) const;
     void on_block(const iolens_block_rec& r);
     void on_file(const iolens_file_rec& r, const char* path);
     void on_fork(const iolens_proc_rec& r);
@@ -452,9 +455,16 @@ void charge_readahead(PageCacheStats& s, const ReadaheadSpan& span, uint64_t unr
     (span.resident ? s.readahead_unread_bytes : s.readahead_unused_bytes) += unread;
 }
 
+// A listed file's share of the judgement, added to its table.
+void charge_readahead_judged(PageCacheStats& s, const PageCacheStats& judged) {
+    s.readahead_unread_bytes += judged.readahead_unread_bytes;
+    s.readahead_unused_bytes += judged.readahead_unused_bytes;
+}
+
 }  // namespace
 
-void ReportBuilder::State::judge_readahead(Report& out,
+void ReportBuilder::State::judge_readahead(Report& out, const std::vector<const FileAccum*>& listed,
+                                           std::vector<PageCacheStats>& listed_ra,
                                            std::vector<std::pair<size_t, uint64_t>>& unused_events) const {
     // The runs of reads still going on when the capture ended, of the files
     // judged (by index in files).
@@ -468,8 +478,9 @@ void ReportBuilder::State::judge_readahead(Report& out,
     }
     std::unordered_map<uint32_t, ProcessStats*> by_pid;
     for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
-    std::unordered_map<Key, FileStats*, KeyHash> listed;
-    for (auto& f : out.files) listed[file_key(f.dev, f.ino)] = &f;
+    std::unordered_map<const FileAccum*, size_t> slot_of;
+    for (size_t i = 0; i < listed.size(); ++i) slot_of[listed[i]] = i;
+    listed_ra.assign(listed.size(), PageCacheStats{});
     for (uint32_t fi = 0; fi < files.size(); ++fi) {
         const FileAccum& f = files[fi];
         if (!judged(f)) continue;
@@ -477,12 +488,12 @@ void ReportBuilder::State::judge_readahead(Report& out,
         if (auto it = open.find(fi); it != open.end())
             reads.insert(reads.end(), it->second.begin(), it->second.end());
         const std::vector<uint64_t> unread = model::judge_readahead(reads, f.readahead);
-        auto lf = listed.find(file_key(f.dev, f.ino));
+        auto lf = slot_of.find(&f);
         for (size_t i = 0; i < unread.size(); ++i) {
             const ReadaheadSpan& span = f.readahead[i];
             if (unread[i] == 0) continue;
             charge_readahead(out.page_cache, span, unread[i]);
-            if (lf != listed.end()) charge_readahead(lf->second->page_cache, span, unread[i]);
+            if (lf != slot_of.end()) charge_readahead(listed_ra[lf->second], span, unread[i]);
             if (auto p = by_pid.find(span.pid); p != by_pid.end())
                 charge_readahead(p->second->page_cache, span, unread[i]);
             if (!span.resident && span.log_index != SIZE_MAX)
@@ -554,17 +565,30 @@ Report ReportBuilder::State::finish(bool release) {
                       order);
     r.files_total = ranked.size();
     r.files_omitted = ranked.size() - keep;
-    r.files.reserve(keep);
+    ranked.resize(keep);
     // Accesses still in a stream's window (only streams several threads
     // used have one), by file.
     std::unordered_map<const AccessCounts*, AccessCounts> pending;
     for (const auto& [counts, c] : s.access.pending()) pending[counts] += c;
+    // The readahead judgement needs the streams (their runs of reads still
+    // going on); the listed files' tables (a few KiB each) are made after
+    // it, once the streams are freed, so the two are never held at once.
+    std::vector<std::pair<size_t, uint64_t>> unused_events;
+    std::vector<PageCacheStats> listed_ra;
+    s.judge_readahead(r, ranked, listed_ra, unused_events);
+    if (release) {
+        s.recent_streams.clear();
+        s.streams = util::Chunked<Stream>();
+        s.stream_at = util::FlatIndex<Key, KeyHash>();
+    }
+    r.files.reserve(keep);
     // The listed files' calls in the DL log, accounted in log (record) order
     // as they would have been while reading: slot of each log file index.
     std::vector<uint32_t> slot_of;
     for (size_t i = 0; i < keep; ++i) {
         const auto it = pending.find(&ranked[i]->access);
         r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
+        charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
         if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
         if (ranked[i]->deferred()) {
             if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
@@ -587,13 +611,6 @@ Report ReportBuilder::State::finish(bool release) {
                                    account(r.files[slot_of[fi]].ops[e.op()], e);
                            }
                        });
-    std::vector<std::pair<size_t, uint64_t>> unused_events;
-    s.judge_readahead(r, unused_events);
-    if (release) {
-        s.recent_streams.clear();
-        s.streams = util::Chunked<Stream>();
-        s.stream_at = util::FlatIndex<Key, KeyHash>();
-    }
     if (s.options.dl_attribution) {
         DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
         in.page_cache_unused = std::move(unused_events);

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -28,14 +29,32 @@ namespace iolens::util {
 
 inline constexpr size_t kHugePage = size_t{2} << 20;
 
+inline size_t huge_round(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
 // At least `bytes`, 2 MiB aligned, advised as huge pages unless `advise` is
-// false (a hint: without THP they are plain pages). Freed with std::free.
+// false (a hint: without THP they are plain pages). Mapped on its own, not
+// taken from malloc's heap: freed (huge_free, with the same bytes), it goes
+// back to the kernel at once. From the heap, the stream and file tables a
+// report frees half-way stayed in the process (malloc gives back only the
+// top of its heap, and a second thread's arena holds its own), which kept the
+// 200,000-file report's peak 60-120 MiB above the memory in use.
 inline void* huge_alloc(size_t bytes, bool advise = true) {
-    const size_t n = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = std::aligned_alloc(kHugePage, n);
-    if (!p) throw std::bad_alloc();
+    const size_t n = huge_round(bytes);
+    // One huge page more than needed, then the ends cut off: aligned.
+    void* raw = mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto lo = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t at = (lo + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
+    if (at > lo) munmap(raw, at - lo);
+    if (const uintptr_t end = lo + n + kHugePage; end > at + n)
+        munmap(reinterpret_cast<void*>(at + n), end - (at + n));
+    void* p = reinterpret_cast<void*>(at);
     if (advise) madvise(p, n, MADV_HUGEPAGE);
     return p;
+}
+
+inline void huge_free(void* p, size_t bytes) {
+    if (p) munmap(p, huge_round(bytes));
 }
 
 template <class T>
@@ -52,7 +71,7 @@ struct HugeAllocator {
     }
     void deallocate(T* p, size_t n) {
         if (n * sizeof(T) >= kHugeFrom)
-            std::free(p);
+            huge_free(p, n * sizeof(T));
         else
             ::operator delete(p);
     }
@@ -108,7 +127,7 @@ public:
 private:
     void release() {
         for (size_t i = 0; i < size_; ++i) (*this)[i].~T();
-        for (T* b : blocks_) std::free(b);
+        for (T* b : blocks_) huge_free(b, kPerBlock * sizeof(T));
         blocks_.clear();
         size_ = 0;
     }
