@@ -3,13 +3,16 @@
 // are on, the kernel times every run of every BPF program, which costs two
 // clock reads per run (measured here: ~140 ns added to each traced syscall,
 // more than half of iolens's own cost). So after the first kFirstWindowNs,
-// which they cover whole, they are on only for short windows (kWindowNs out
-// of every kPeriodNs) and the totals are scaled by the share of the capture
+// which they cover whole, they are on only for windows (kWindowNs out of
+// every kPeriodNs) and the totals are scaled by the share of the capture
 // they covered: an estimate, reported as one. A run shorter than the first
 // window is measured exactly (a 340 ms job's estimate, from its first 100 ms
-// of start-up, was ~9x low). Windows are not made shorter and more frequent:
-// each switch patches the kernel's static key, which costs the recorder ~5 ms
-// of CPU here, and the windows lose that time at each end.
+// of start-up, was ~9x low). The windows are long and rare rather than short
+// and frequent: each switch patches the kernel's static key, which costs the
+// recorder ~5 ms of CPU here. With a 100 ms window every second those
+// switches were two thirds of the recorder's CPU during a capture (perf,
+// bench workload (a)); 500 ms every 5 s samples the same share with a fifth
+// of the switches.
 #include <cstdint>
 #include <string>
 
@@ -20,8 +23,8 @@ namespace iolens::probes {
 class RunStats {
 public:
     static constexpr uint64_t kFirstWindowNs = 1'000'000'000;  // on for the first second,
-    static constexpr uint64_t kWindowNs = 100'000'000;         // then for 100 ms...
-    static constexpr uint64_t kPeriodNs = 1'000'000'000;       // ...of every second
+    static constexpr uint64_t kWindowNs = 500'000'000;         // then for 500 ms...
+    static constexpr uint64_t kPeriodNs = 5'000'000'000;       // ...of every 5 seconds
 
     RunStats() = default;
     RunStats(const RunStats&) = delete;
