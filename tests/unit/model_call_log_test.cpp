@@ -25,7 +25,7 @@ CallEvent random_call(std::mt19937_64& rng, uint64_t& t) {
     t += pick(5000);
     e.start_ns = pick(4) == 0 ? t - pick(std::min<uint64_t>(t, 100'000)) : t;  // some arrive late
     e.duration_ns = pick(3) == 0 ? 0 : pick(uint64_t{1} << (pick(40) + 1));
-    e.bytes = pick(2) ? 0 : pick(1u << 20);
+    e.bytes = pick(2) ? 0 : pick(16) ? pick(1u << 20) : pick(uint64_t{1} << 34);  // some past 4 GiB
     e.requested = pick(2) ? e.bytes : rng();
     e.blocked_ns = pick(3) ? 0 : rng() >> pick(64);
     switch (pick(5)) {  // the page-cache split's shapes (call_log.cpp), and any other
@@ -353,6 +353,49 @@ TEST(DataReadLog, KeepsASubsequenceThatInfersTheSameEpochs) {
         for (const auto& c : calls) ptrs.push_back(&c);
         EXPECT_EQ(infer_epoch_starts(ptrs, data_file, respawns), infer_epoch_starts(full, respawns));
     }
+}
+
+// DataReads gives back what was pushed, across its 64 KiB blocks, and
+// filter keeps the wanted files' reads in order, including none at all.
+TEST(DataReads, RoundTripsAcrossBlocksAndFilters) {
+    std::mt19937_64 rng(9);
+    std::vector<DataRead> in;
+    uint64_t t = 5;
+    for (int i = 0; i < 200'000; ++i) {  // ~20 blocks
+        t += rng() % 3 == 0 ? 0 : rng() % (uint64_t{1} << (rng() % 40));
+        const uint64_t at = rng() % 50 == 0 ? t - std::min<uint64_t>(t, rng() % 1000) : t;  // a few go back
+        in.push_back({at, static_cast<uint32_t>(rng() % 3 == 0 ? rng() : rng() % 100), rng() % 2 == 0});
+    }
+    DataReads reads(in.begin(), in.end());
+    ASSERT_EQ(reads.size(), in.size());
+    const auto same = [](const DataReads& got, const std::vector<DataRead>& want) {
+        size_t n = 0;
+        for (const DataRead& r : got) {
+            if (n >= want.size()) return false;
+            if (r.t != want[n].t || r.file != want[n].file || r.pass != want[n].pass) return false;
+            ++n;
+        }
+        return n == want.size() && got.size() == want.size() && got.empty() == want.empty();
+    };
+    EXPECT_TRUE(same(reads, in));
+    EXPECT_EQ(reads.front().t, in.front().t);
+
+    std::vector<DataRead> even;
+    for (const auto& r : in)
+        if (r.file % 2 == 0) even.push_back(r);
+    reads.filter([](uint32_t f) { return f % 2 == 0; });
+    EXPECT_TRUE(same(reads, even));
+
+    DataReads moved = std::move(reads);
+    EXPECT_TRUE(same(moved, even));
+    EXPECT_TRUE(reads.empty());  // NOLINT(bugprone-use-after-move): moved from is empty
+    EXPECT_TRUE(reads.begin() == reads.end());
+
+    moved.filter([](uint32_t) { return false; });
+    EXPECT_TRUE(moved.empty());
+    EXPECT_TRUE(moved.begin() == moved.end());
+    DataReads none;
+    EXPECT_TRUE(same(none, {}));
 }
 
 TEST(DataReadLog, ChunkedReadsOfOneFileKeepTwo) {

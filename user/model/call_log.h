@@ -49,7 +49,8 @@ public:
     // kernel offers them (madvise mode): one page fault per block instead of
     // 512 (on a VM a fault is dear: 10 M calls were ~36,000 of them).
     static constexpr size_t kBlockBytes = 2u << 20;
-    // Largest encoding of one call: 2 flag bytes + 10 varints of at most 10 bytes.
+    // Largest encoding of one call: 2 flag bytes + at most 11 varints of at
+    // most 10 bytes (82 in fact: 6 of them hold 32-bit fields, 5 bytes each).
     static constexpr size_t kMaxRecordBytes = 2 + 10 * 10;
 
 private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/dl_log.h"
@@ -112,6 +113,16 @@ public:
     template <class It>
     DataReads(It first, It last) {
         for (; first != last; ++first) push_back(*first);
+    }
+    // Moved from, it is left empty (as the deque it replaced was).
+    DataReads(DataReads&& o) noexcept { *this = std::move(o); }
+    DataReads& operator=(DataReads&& o) noexcept {
+        if (this == &o) return *this;
+        blocks_ = std::move(o.blocks_);
+        count_ = std::exchange(o.count_, 0);
+        last_t_ = std::exchange(o.last_t_, 0);
+        o.blocks_.clear();
+        return *this;
     }
     void push_back(const DataRead& r);
     size_t size() const { return count_; }

@@ -596,9 +596,9 @@ Report ReportBuilder::State::finish(bool release) {
         }
     }
     // That pass reads only the log and writes only the listed files' ops,
-    // which nothing below touches (the readahead judgement charges their
-    // page_cache, the DL attribution reads neither): it runs on a thread of
-    // its own, beside them, and is joined before the report is returned.
+    // which nothing below touches (the DL attribution reads neither): it
+    // runs on a thread of its own, beside it, and is joined before the
+    // report is returned.
     std::future<void> listed;
     if (!slot_of.empty())
         listed =
