@@ -36,7 +36,7 @@ struct RecordOptions {
     // called), so the reported attach time covers feature probing too.
     uint64_t started_mono_ns = 0;
     // The kernel's BPF run-time statistics, to report what the probes cost:
-    // "sampled" (short windows, scaled: probes::RunStats), "always" (every
+    // "sampled" (windows, scaled: probes::RunStats), "always" (every
     // run timed: exact, but adds ~140 ns per traced syscall here), "off".
     std::string bpf_stats = "sampled";
     // `iolens top`: every chunk written to the recording is shown to

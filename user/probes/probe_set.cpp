@@ -82,18 +82,21 @@ Opener opener_for(const std::string& object) {
 // one afresh (or grows its heap for it) and every page of it is faulted in
 // while the kernel copies the BTF into it, 4 KiB a read: on a VM a fault is
 // dear, and the 6 objects' loads took ~250 ms more (attach 0.55-0.65 s ->
-// 0.33-0.39 s with the heap kept, side by side). Afterwards malloc is left
-// as its own adaptive thresholds end up (mmap from 32 MiB, trim past 64 MiB)
-// and what the loads freed goes back to the kernel.
+// 0.33-0.39 s with the heap kept, side by side). Setting a threshold turns
+// malloc's adaptive ones off for good, so afterwards they are left about
+// where the adaptive ones stood after those loads (mmap from 8 MiB, trim
+// past 16 MiB: twice that, as glibc does), so that the report built after
+// the capture keeps memory as before, and what the loads freed goes back.
+// 32 MiB: the most an older glibc accepts for M_MMAP_THRESHOLD.
 class HeapForLoading {
 public:
     HeapForLoading() {
-        mallopt(M_MMAP_THRESHOLD, 64 << 20);
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
         mallopt(M_TRIM_THRESHOLD, 256 << 20);
     }
     ~HeapForLoading() {
-        mallopt(M_TRIM_THRESHOLD, 64 << 20);
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 16 << 20);
+        mallopt(M_MMAP_THRESHOLD, 8 << 20);
         malloc_trim(0);
     }
     HeapForLoading(const HeapForLoading&) = delete;

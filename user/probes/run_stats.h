@@ -24,7 +24,7 @@ class RunStats {
 public:
     static constexpr uint64_t kFirstWindowNs = 1'000'000'000;  // on for the first second,
     static constexpr uint64_t kWindowNs = 500'000'000;         // then for 500 ms...
-    static constexpr uint64_t kPeriodNs = 5'000'000'000;       // ...of every 5 seconds
+    static constexpr uint64_t kPeriodNs = 5'000'000'000;       // ...of every 5 seconds, from 2.5 s
 
     RunStats() = default;
     RunStats(const RunStats&) = delete;
