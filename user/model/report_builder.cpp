@@ -27,9 +27,9 @@ namespace iolens::model {
 
 namespace {
 
-// Two packed 64-bit words: (dev, ino) for files, (pid << 32 | dev, ino) for
-// the per-process file positions. One hash lookup per event, no allocation
-// once the key has been seen.
+// A file's key: two packed 64-bit words, (dev, ino) (a stream's is one word,
+// State::stream_key_of). One hash lookup per event, no allocation once the
+// key has been seen.
 struct Key {
     uint64_t a, b;
     bool operator==(const Key&) const = default;
@@ -45,7 +45,6 @@ struct KeyHash {
 };
 
 Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
-Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) { return {uint64_t{pid} << 32 | dev, ino}; }
 
 // A file's figures while the capture is read. Its calls' OpStats (176 bytes
 // each, two histograms) are not kept while the capture is read when they can
@@ -59,23 +58,26 @@ Key position_key(uint32_t pid, uint32_t dev, uint64_t ino) { return {uint64_t{pi
 // calls come, for the syscall classes they saw: a job of fewer files than
 // are listed (most jobs) needs no second pass over the log, and the memory
 // this takes is bounded by max_files.
+// Fields ordered so that no padding is left between them (256 bytes): a job
+// may touch millions of files.
 struct FileAccum {
     std::string path;
-    uint32_t dev = 0;
     uint64_t ino = 0;
     uint64_t size = 0;
-    AccessCounts access;             // judged so far (sequential vs random)
+    uint32_t dev = 0;
     uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
+    uint32_t index = 0;          // its own place in State::files (its streams' keys)
+    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
+    bool early = false;          // among the first max_files files seen: OpStats kept live
+    AccessCounts access;         // judged so far (sequential vs random)
     PageCacheStats page_cache;
     // For the readahead judgement (readahead_judge.h): the reads of the
     // file (streams' runs once they ended), and its read-ahead pages.
     std::vector<ReadSpan> reads;
     std::vector<ReadaheadSpan> readahead;
-    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
     uint64_t calls = 0;
     uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
-    bool early = false;     // among the first max_files files seen: OpStats kept live
     // Kept as calls come (see above).
     std::unique_ptr<std::array<std::unique_ptr<OpStats>, kOpCount>> ops;
     std::unique_ptr<PathTable> paths;   // once a call took a path other than syscalls
@@ -127,20 +129,26 @@ struct ReportBuilder::State {
     // one-entry caches below point into them), found through flat maps.
     util::Chunked<FileAccum> files;
     util::FlatIndex<Key, KeyHash> file_at;
-    // Per (pid, dev, ino) -- one process's use of one file -- in one node
-    // (a job may have a million such pairs): where its previous read/write
+    // Per (pid, file) -- one process's use of one file -- in one node (a
+    // job may have a million such pairs): where its previous read/write
     // ended (sequential vs random), and the bytes its reads brought into the
-    // cache not yet returned (split_read). Reads without file identity are
-    // one stream per process, under dev = ino = 0.
+    // cache not yet returned (split_read). Keyed pid << 32 | the file's
+    // index in files (64 bytes a stream, where the (pid, dev, ino) key made
+    // 72); reads without file identity are one stream per process, under
+    // kNoFileStream.
+    static constexpr uint32_t kNoFileStream = UINT32_MAX;
+    static uint64_t stream_key_of(uint32_t pid, uint32_t file) { return uint64_t{pid} << 32 | file; }
     struct Stream {
-        Key key;
+        uint64_t key;
         AccessStream access;
         uint64_t prefetched = 0;
         ReadSpan reads;  // the run of adjacent reads going on (hi 0: none)
+        uint32_t file() const { return static_cast<uint32_t>(key); }
     };
+    static_assert(sizeof(Stream) == 64, "a million streams: keep it one cache line");
     util::Chunked<Stream> streams;
-    util::FlatIndex<Key, KeyHash> stream_at;
-    Key stream_key(uint32_t i) const { return streams[i].key; }
+    util::FlatIndex<uint64_t, util::IntHash> stream_at;
+    uint64_t stream_key(uint32_t i) const { return streams[i].key; }
     Key file_key_of(uint32_t i) const { return file_key(files[i].dev, files[i].ino); }
     uint32_t find_file(const Key& k) const {
         return file_at.find(k, [this](uint32_t i) { return file_key_of(i); });
@@ -160,19 +168,19 @@ struct ReportBuilder::State {
     // memory). Chunked elements (and the processes' unordered_map nodes) never
     // move, so the
     // pointers stay valid.
-    template <class T>
+    template <class T, class K, class H>
     struct Recent {
         struct Entry {
-            Key key;
+            K key;
             T* value = nullptr;
         };
         std::array<Entry, 64> at{};
-        static size_t slot(const Key& k) { return static_cast<size_t>(KeyHash{}(k) >> 58); }
-        T* find(const Key& k) const {
+        static size_t slot(const K& k) { return static_cast<size_t>(H{}(k) >> 58); }
+        T* find(const K& k) const {
             const Entry& e = at[slot(k)];
             return e.value && e.key == k ? e.value : nullptr;
         }
-        T& put(const Key& k, T& v) {
+        T& put(const K& k, T& v) {
             at[slot(k)] = {k, &v};
             return v;
         }
@@ -180,14 +188,15 @@ struct ReportBuilder::State {
     };
     uint32_t last_pid = 0;
     ProcessStats* last_process = nullptr;
-    Recent<FileAccum> recent_files;
-    Recent<Stream> recent_streams;
+    Recent<FileAccum, Key, KeyHash> recent_files;
+    Recent<Stream, uint64_t, util::IntHash> recent_streams;
 
-    Stream& stream(const Key& k) {
+    Stream& stream(uint32_t pid, uint32_t file) {
+        const uint64_t k = stream_key_of(pid, file);
         if (Stream* st = recent_streams.find(k)) return *st;
         const auto key_of = [this](uint32_t i) { return stream_key(i); };
         uint32_t at = stream_at.find(k, key_of);
-        if (at == util::FlatIndex<Key, KeyHash>::kNone) {
+        if (at == util::FlatIndex<uint64_t, util::IntHash>::kNone) {
             at = static_cast<uint32_t>(streams.size());
             streams.emplace_back().key = k;
             stream_at.insert(k, at, key_of);
@@ -213,6 +222,7 @@ struct ReportBuilder::State {
             FileAccum& f = files.emplace_back();
             f.dev = dev;
             f.ino = ino;
+            f.index = at;
             f.early = at < options.max_files;
             file_at.insert(k, at, [this](uint32_t i) { return file_key_of(i); });
         }
@@ -253,15 +263,15 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
     // Without the fields a read's hits are unknown, not "all of it".
     std::optional<CacheRead> cache_read;
+    FileAccum* f = has_file ? &file(r.dev, r.ino) : nullptr;
     // This call's (process, file) stream, looked up once (below, up to three uses).
     Stream* st = nullptr;
     if (has_cache && is_counted_read(r)) {
-        st = &stream(has_file ? position_key(r.pid, r.dev, r.ino) : position_key(r.pid, 0, 0));
+        st = &stream(r.pid, f ? f->index : kNoFileStream);
         cache_read = split_read(r, st->prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
-    FileAccum* f = has_file ? &file(r.dev, r.ino) : nullptr;
     uint32_t file_index = CallEvent::kNoFile;
     if (f && options.dl_attribution) {
         if (f->dl_index == FileAccum::kNoDlIndex) f->dl_index = log.add_file(r.dev, r.ino);
@@ -305,7 +315,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET || r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
-    if (!st) st = &stream(position_key(r.pid, r.dev, r.ino));
+    if (!st) st = &stream(r.pid, f->index);
     access.add(st->access, f->access, r.tid, r.start_ns, r.offset, r.offset + static_cast<uint64_t>(r.ret));
 }
 
@@ -473,8 +483,8 @@ void ReportBuilder::State::judge_readahead(Report& out, const std::vector<const 
     for (size_t si = 0; si < streams.size(); ++si) {
         const Stream& st = streams[si];
         if (st.reads.hi == 0) continue;
-        const uint32_t fi = find_file(file_key(static_cast<uint32_t>(st.key.a), st.key.b));
-        if (fi != util::FlatIndex<Key, KeyHash>::kNone && judged(files[fi])) open[fi].push_back(st.reads);
+        const uint32_t fi = st.file();
+        if (fi != kNoFileStream && judged(files[fi])) open[fi].push_back(st.reads);
     }
     std::unordered_map<uint32_t, ProcessStats*> by_pid;
     for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
@@ -579,7 +589,7 @@ Report ReportBuilder::State::finish(bool release) {
     if (release) {
         s.recent_streams.clear();
         s.streams = util::Chunked<Stream>();
-        s.stream_at = util::FlatIndex<Key, KeyHash>();
+        s.stream_at = util::FlatIndex<uint64_t, util::IntHash>();
     }
     r.files.reserve(keep);
     // The listed files' calls in the DL log, accounted in log (record) order
