@@ -154,7 +154,7 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
             std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
                              [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
             for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
-            per_rank[i] = {};
+            per_rank[i] = std::vector<CallEvent>();  // freed (`= {}` would keep the capacity)
         }
     };
     // The other groups on threads of their own; the futures join even if

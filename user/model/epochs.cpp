@@ -307,7 +307,7 @@ DataReads DataReadLog::finish() && {
     passes_ = {};
     call_end_ = {};
     run_files_ = {};
-    run_ = {};
+    run_ = std::vector<DataRead>();  // `= {}` would keep the capacity
     end_ = nullptr;
     end_file_ = UINT32_MAX;
     have_last_ = false;

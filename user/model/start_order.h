@@ -37,6 +37,9 @@ namespace iolens::model {
 class StartOrderCore {
 public:
     bool in_order() const { return in_order_; }
+    // Calls' room the lanes' rings and the spares hold (for tests and
+    // measurements).
+    size_t held_items() const;
 
 protected:
     explicit StartOrderCore(size_t capacity) : capacity_(capacity) {}
