@@ -138,6 +138,12 @@ struct ReportBuilder::State {
     // kNoFileStream.
     static constexpr uint32_t kNoFileStream = UINT32_MAX;
     static uint64_t stream_key_of(uint32_t pid, uint32_t file) { return uint64_t{pid} << 32 | file; }
+    // A file's stream: a file named (0, 0) -- never from the kernel side,
+    // only from a hand-made recording -- shares the no-file stream, as it
+    // did under the (pid, dev, ino) key (and as `iolens export` keys it).
+    static uint32_t stream_file(const FileAccum* f) {
+        return f && (f->dev != 0 || f->ino != 0) ? f->index : kNoFileStream;
+    }
     struct Stream {
         uint64_t key;
         AccessStream access;
@@ -267,7 +273,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     // This call's (process, file) stream, looked up once (below, up to three uses).
     Stream* st = nullptr;
     if (has_cache && is_counted_read(r)) {
-        st = &stream(r.pid, f ? f->index : kNoFileStream);
+        st = &stream(r.pid, stream_file(f));
         cache_read = split_read(r, st->prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
@@ -315,7 +321,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET || r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
-    if (!st) st = &stream(r.pid, f->index);
+    if (!st) st = &stream(r.pid, stream_file(f));
     access.add(st->access, f->access, r.tid, r.start_ns, r.offset, r.offset + static_cast<uint64_t>(r.ret));
 }
 
@@ -483,8 +489,8 @@ void ReportBuilder::State::judge_readahead(Report& out, const std::vector<const 
     for (size_t si = 0; si < streams.size(); ++si) {
         const Stream& st = streams[si];
         if (st.reads.hi == 0) continue;
-        const uint32_t fi = st.file();
-        if (fi != kNoFileStream && judged(files[fi])) open[fi].push_back(st.reads);
+        const uint32_t fi = st.file() != kNoFileStream ? st.file() : find_file(file_key(0, 0));
+        if (fi != util::FlatIndex<Key, KeyHash>::kNone && judged(files[fi])) open[fi].push_back(st.reads);
     }
     std::unordered_map<uint32_t, ProcessStats*> by_pid;
     for (auto& p : out.processes) by_pid[p.info.pid] = &p;  // the latest of a reused pid
