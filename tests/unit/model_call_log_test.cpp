@@ -113,7 +113,7 @@ TEST(StartOrder, StableStartOrderWithinTheBufferElseFlagsIt) {
     uint64_t t = 1'000'000;
     for (int i = 0; i < 20'000; ++i) in.push_back(random_call(rng, t));
     std::vector<std::pair<uint64_t, uint32_t>> got;  // (start, push index)
-    StartOrder order(1000, [&](const CallEvent& e, uint32_t tag) { got.push_back({e.start_ns, tag}); });
+    StartOrder order(1000, [&](const OrderedCall& e, uint32_t tag) { got.push_back({e.start_ns, tag}); });
     for (uint32_t i = 0; i < in.size(); ++i) order.push(in[i], i);
     order.finish();
     ASSERT_TRUE(order.in_order());
@@ -125,7 +125,7 @@ TEST(StartOrder, StableStartOrderWithinTheBufferElseFlagsIt) {
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].second, expect[i]) << i;
 
     // A call far older than the buffer can hold: flagged, never misplaced.
-    StartOrder small(4, [](const CallEvent&, uint32_t) {});
+    StartOrder small(4, [](const OrderedCall&, uint32_t) {});
     CallEvent e;
     for (uint64_t s = 100; s < 110; ++s) {
         e.start_ns = s;
@@ -144,7 +144,7 @@ TEST(StartOrder, ThreadsThatAreDoneGiveTheirRingsBack) {
     // not every thread ever seen.
     constexpr size_t kCapacity = 64;
     size_t handed = 0;
-    StartOrder order(kCapacity, [&](const CallEvent&, uint32_t) { handed++; });
+    StartOrder order(kCapacity, [&](const OrderedCall&, uint32_t) { handed++; });
     CallEvent e;
     e.pid = 7;
     uint64_t t = 1000;

@@ -133,7 +133,7 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
     };
     const auto walk = [&](size_t g, bool with_every) {
         const auto mine = [&](uint32_t rank) { return rank % groups == g; };
-        StartOrder order(reorder_calls, [&](const CallEvent& e, uint32_t rank) { sink(e, rank); });
+        StartOrder order(reorder_calls, [&](const OrderedCall& e, uint32_t rank) { sink(e, rank); });
         const auto push = [&](const CallEvent& e, uint32_t rank) {
             if (mine(rank)) order.push(e, rank);
         };
@@ -143,7 +143,7 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
             ranked(push, [](const CallEvent&, long) {});
         order.finish();
         if (order.in_order()) return;
-        std::vector<std::vector<CallEvent>> per_rank(nr);
+        std::vector<std::vector<OrderedCall>> per_rank(nr);
         for (size_t i = g; i < nr; i += groups) reset(i);
         ranked(
             [&](const CallEvent& e, uint32_t rank) {
@@ -151,10 +151,11 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
             },
             [](const CallEvent&, long) {});
         for (size_t i = g; i < nr; i += groups) {
-            std::stable_sort(per_rank[i].begin(), per_rank[i].end(),
-                             [](const CallEvent& a, const CallEvent& b) { return a.start_ns < b.start_ns; });
-            for (const CallEvent& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
-            per_rank[i] = std::vector<CallEvent>();  // freed (`= {}` would keep the capacity)
+            std::stable_sort(
+                per_rank[i].begin(), per_rank[i].end(),
+                [](const OrderedCall& a, const OrderedCall& b) { return a.start_ns < b.start_ns; });
+            for (const OrderedCall& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+            per_rank[i] = std::vector<OrderedCall>();  // freed (`= {}` would keep the capacity)
         }
     };
     // The other groups on threads of their own; the futures join even if
@@ -326,7 +327,7 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
     for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
     walk_ranks_in_start_order(
         log_.calls, in_.reorder_calls, threads_, rm_, [&](size_t i) { logs[i] = DataReadLog(data_file); },
-        [&](const CallEvent& e, uint32_t rank) { logs[rank].add(e); }, [](const CallEvent&, long) {});
+        [&](const OrderedCall& e, uint32_t rank) { logs[rank].add(e); }, [](const CallEvent&, long) {});
     // Children by parent, once (each rank's roots look theirs up).
     std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
     for (const auto& p : r_.processes)
@@ -585,7 +586,7 @@ void DlAttribution::stalls_and_epoch_calls() {
             bin_sweeps[i] = StallSweep(rm_.ranks[i].roots, log_.offcpu, bins);
             bin_reads[i].assign(nb, 0);
         },
-        [&](const CallEvent& e, uint32_t rank) {
+        [&](const OrderedCall& e, uint32_t rank) {
             sweeps[rank].add(e);
             if (!nb) return;
             bin_sweeps[rank].add(e);

@@ -213,7 +213,7 @@ uint64_t snap(uint64_t upto, std::optional<uint64_t> after, const std::vector<ui
 
 }  // namespace
 
-void DataReadLog::add(const CallEvent& e) {
+void DataReadLog::add(const OrderedCall& e) {
     const uint32_t f = e.file();
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;

@@ -192,7 +192,7 @@ public:
     DataReadLog& operator=(const DataReadLog&) = delete;
     DataReadLog(DataReadLog&&) = default;
     DataReadLog& operator=(DataReadLog&&) = default;
-    void add(const CallEvent& e);  // the rank's calls in start order (ties: record order)
+    void add(const OrderedCall& e);  // the rank's calls in start order (ties: record order)
     // The kept reads, in order, without the files of fewer than 2 passes.
     DataReads finish() &&;
     // After finish: when the last call on a kept file ended (its last read,

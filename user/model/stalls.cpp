@@ -50,7 +50,7 @@ void StallSweep::extend(Sweep& u, uint64_t s, uint64_t e, Measure& whole, Measur
     u.e = e;
 }
 
-void StallSweep::add(const CallEvent& c) {
+void StallSweep::add(const OrderedCall& c) {
     // An async request's time (submission to completion) is not time its
     // thread spent waiting: a loader that keeps 16 io_uring reads in flight
     // while it computes is not stalled. (Its waits inside io_getevents or

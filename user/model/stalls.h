@@ -40,7 +40,7 @@ public:
     // (epoch windows); an empty one measures 0.
     StallSweep(std::vector<uint32_t> roots, const std::vector<OffCpuEvent>& offcpu,
                std::vector<Interval> windows);
-    void add(const CallEvent& e);  // in start order (ties any order)
+    void add(const OrderedCall& e);  // in start order (ties any order)
     RankStalls finish() &&;
 
 private:

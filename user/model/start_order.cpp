@@ -20,7 +20,7 @@ void StartOrderCore::Lane::pop_front() {
     if (--count == 0) head = 0;
 }
 
-bool StartOrderCore::push_core(const CallEvent& e, uint32_t tag) {
+bool StartOrderCore::push_core(const OrderedCall& e, uint32_t tag) {
     if (!in_order_) return false;
     if (emitted_ && e.start_ns < last_start_) {
         in_order_ = false;  // later than the buffer can absorb
@@ -47,7 +47,7 @@ void StartOrderCore::add_to(uint32_t li, const Item& item) {
     }
     l.push_back(item);
     if (was_empty) {
-        heap_.push_back({item.e.start_ns, item.seq, li});
+        heap_.push_back({item.start_ns, item.seq, li});
         sift_up(heap_.size() - 1);
         return;
     }
@@ -69,7 +69,7 @@ void StartOrderCore::add_to(uint32_t li, const Item& item) {
 
 const StartOrderCore::Item& StartOrderCore::take_top() {
     const Item& top = lanes_[heap_.front().lane].front();
-    last_start_ = top.e.start_ns;
+    last_start_ = top.start_ns;
     emitted_ = true;
     return top;
 }
@@ -109,7 +109,7 @@ size_t StartOrderCore::held_items() const {
 
 void StartOrderCore::set_key(size_t pos) {
     const Item& front = lanes_[heap_[pos].lane].front();
-    heap_[pos].start = front.e.start_ns;
+    heap_[pos].start = front.start_ns;
     heap_[pos].seq = front.seq;
 }
 

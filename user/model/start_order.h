@@ -43,16 +43,31 @@ public:
 
 protected:
     explicit StartOrderCore(size_t capacity) : capacity_(capacity) {}
+    // A buffered call: its OrderedCall's fields, flat, so that the tag fills
+    // what would be the call's padding (48 bytes; a whole CallEvent made 80).
     struct Item {
         uint64_t seq;  // push order, for ties
-        CallEvent e;
+        uint64_t start_ns, duration_ns, bytes;
+        uint32_t pid, tid, packed;
         uint32_t tag;
+        Item() = default;
+        Item(uint64_t s, const OrderedCall& c, uint32_t t)
+            : seq(s),
+              start_ns(c.start_ns),
+              duration_ns(c.duration_ns),
+              bytes(c.bytes),
+              pid(c.pid),
+              tid(c.tid),
+              packed(c.packed),
+              tag(t) {}
+        OrderedCall call() const { return {start_ns, duration_ns, bytes, pid, tid, packed}; }
         bool before(const Item& o) const {
-            return e.start_ns != o.e.start_ns ? e.start_ns < o.e.start_ns : seq < o.seq;
+            return start_ns != o.start_ns ? start_ns < o.start_ns : seq < o.seq;
         }
     };
+    static_assert(sizeof(Item) == 48, "the reorder buffer holds tens of thousands of these");
     // Buffers a call; true when the buffer is over capacity (pop one).
-    bool push_core(const CallEvent& e, uint32_t tag);
+    bool push_core(const OrderedCall& e, uint32_t tag);
     // The oldest buffered call (size_ > 0), marked handed on; pop_top()
     // removes it once the sink has seen it.
     const Item& take_top();
@@ -98,13 +113,13 @@ private:
     bool in_order_ = true;
 };
 
-// sink(const CallEvent&, uint32_t tag) for each call handed on.
-template <class Sink = std::function<void(const CallEvent&, uint32_t tag)>>
+// sink(const OrderedCall&, uint32_t tag) for each call handed on.
+template <class Sink = std::function<void(const OrderedCall&, uint32_t tag)>>
 class StartOrder : public StartOrderCore {
 public:
     StartOrder(size_t capacity, Sink sink) : StartOrderCore(capacity), sink_(std::move(sink)) {}
 
-    void push(const CallEvent& e, uint32_t tag) {
+    void push(const OrderedCall& e, uint32_t tag) {
         if (push_core(e, tag)) pop();
     }
     // Hands on everything still buffered.
@@ -115,7 +130,7 @@ public:
 private:
     void pop() {
         const Item& top = take_top();
-        sink_(top.e, top.tag);
+        sink_(top.call(), top.tag);
         pop_top();
     }
     Sink sink_;
