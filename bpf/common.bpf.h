@@ -4,7 +4,7 @@
  * object declares these maps; user space creates them once (with the first
  * object it loads) and hands the same fds to the others (bpf_map__reuse_fd),
  * so all families share one tracked-process set, one ring buffer and one set
- * of counters.
+ * of counters (iolens_runs excepted: each object keeps its own).
  */
 #ifndef IOLENS_COMMON_BPF_H
 #define IOLENS_COMMON_BPF_H
@@ -69,6 +69,30 @@ struct {
 	__type(value, __u64);
 	__uint(max_entries, IOLENS_CNT_COUNT);
 } iolens_counters SEC(".maps");
+
+/* Runs of this object's programs, per CPU. The kernel's BPF statistics
+ * count runs only while they are on (sampled windows, probes/run_stats.h);
+ * this counts every run, so that the time the windows measured is scaled by
+ * the runs there were, not by the share of time the windows covered (which a
+ * job that idles first made far too low). One per object: user space does
+ * not share it between families (probe_set.cpp). The iterators that run
+ * after the capture do not count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} iolens_runs SEC(".maps");
+
+/* First thing in every program (see iolens_runs). */
+static __always_inline void iolens_ran(void)
+{
+	__u32 zero = 0;
+	__u64 *v = bpf_map_lookup_elem(&iolens_runs, &zero);
+
+	if (v)
+		*v += 1; /* per-CPU: no atomics needed */
+}
 
 /* Files (dev, ino) that tracked processes opened or faulted on, so evictions
  * of their pages (which happen in any task's context) can be attributed.

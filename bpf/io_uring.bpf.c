@@ -177,6 +177,7 @@ static __always_inline int iou_submit(struct io_kiocb *req)
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(iou_submit_req, struct io_kiocb *req)
 {
+	iolens_ran();
 	return iou_submit(req);
 }
 
@@ -193,6 +194,7 @@ IOLENS_TP_ARITY(io_uring_submit_sqe);
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(iou_submit_sqe, struct io_kiocb *req, bool force_nonblock)
 {
+	iolens_ran();
 	return iou_submit(req);
 }
 
@@ -200,8 +202,10 @@ SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(iou_async, struct io_kiocb *req, int rw)
 {
 	__u64 key = (__u64)req;
-	struct iou_req *r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
+	struct iou_req *r;
 
+	iolens_ran();
+	r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
 	if (r)
 		r->flags |= IOLENS_SC_OFFLOADED;
 	return 0;
@@ -281,6 +285,7 @@ int BPF_PROG(iou_complete)
 	__s32 res;
 	__u64 now;
 
+	iolens_ran();
 	r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
 	if (!r)
 		return 0;

@@ -634,11 +634,24 @@ recording::CostInfo RecordSession::measure_cost() const {
     recording::CostInfo cost;
     cost.attach_ns = attach_mono_ - started_mono_;
     if (run_stats_.available()) {
-        // Timed only in the sampled windows: scale to the whole capture.
+        // Timed only in the sampled windows: scaled to the whole capture by
+        // the runs there were (the programs count them all), so that the
+        // windows' time per run is what every run is charged; by the share
+        // of time the windows covered only where no run was counted or none
+        // fell in a window.
         cost.bpf_sampled_share = run_stats_.sampled_share();
         for (auto c : probes_->program_costs()) {
-            c.run_ns = static_cast<uint64_t>(static_cast<double>(c.run_ns) / cost.bpf_sampled_share);
-            c.runs = static_cast<uint64_t>(static_cast<double>(c.runs) / cost.bpf_sampled_share);
+            if (cost.bpf_sampled_share < 1.0 && c.counted_runs && c.runs) {
+                c.run_ns =
+                    static_cast<uint64_t>(static_cast<double>(c.run_ns) *
+                                          static_cast<double>(c.counted_runs) / static_cast<double>(c.runs));
+                c.runs = c.counted_runs;
+            } else if (cost.bpf_sampled_share < 1.0) {
+                c.run_ns = static_cast<uint64_t>(static_cast<double>(c.run_ns) / cost.bpf_sampled_share);
+                c.runs = c.counted_runs
+                             ? c.counted_runs
+                             : static_cast<uint64_t>(static_cast<double>(c.runs) / cost.bpf_sampled_share);
+            }
             cost.bpf.push_back(c);
         }
     } else {

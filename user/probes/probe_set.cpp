@@ -240,7 +240,9 @@ void publish_maps(bpf_object* obj, std::map<std::string, int>& shared) {
     bpf_map* map;
     bpf_object__for_each_map(map, obj) {
         const std::string name = bpf_map__name(map);
-        if (name.find('.') == std::string::npos) shared.emplace(name, bpf_map__fd(map));
+        // iolens_runs counts one family's runs: each object keeps its own.
+        if (name.find('.') == std::string::npos && name != "iolens_runs")
+            shared.emplace(name, bpf_map__fd(map));
     }
 }
 
@@ -407,7 +409,14 @@ Result<ObjectContents> describe_object(const std::string& object) {
 std::vector<recording::ProgramCost> ProbeSet::program_costs() const {
     std::vector<recording::ProgramCost> costs;
     for (const auto& fam : families_) {
-        recording::ProgramCost cost{fam->spec->name, 0, 0};
+        recording::ProgramCost cost{fam->spec->name, 0, 0, 0};
+        if (const bpf_map* runs = bpf_object__find_map_by_name(fam->skeleton.obj, "iolens_runs")) {
+            const int ncpu = libbpf_num_possible_cpus();
+            std::vector<uint64_t> per_cpu(ncpu > 0 ? static_cast<size_t>(ncpu) : 0);
+            const uint32_t zero = 0;
+            if (!per_cpu.empty() && bpf_map_lookup_elem(bpf_map__fd(runs), &zero, per_cpu.data()) == 0)
+                for (const uint64_t n : per_cpu) cost.counted_runs += n;
+        }
         bpf_program* prog;
         bpf_object__for_each_program(prog, fam->skeleton.obj) {
             const int fd = bpf_program__fd(prog);

@@ -49,8 +49,8 @@ void RunStats::tick(uint64_t now) {
     if (!available() || always_on_ || stop_ns_) return;
     const uint64_t elapsed = now - start_ns_;
     // Windows half a period after each multiple of it: a capture of a few
-    // seconds gets one past its start-up too ([2.5 s, 3 s)), not only its
-    // first second.
+    // seconds gets one past its start-up too ([2.5 s, 2.75 s)), not only its
+    // first window.
     const bool in_window = elapsed < kFirstWindowNs || (elapsed + kPeriodNs / 2) % kPeriodNs < kWindowNs;
     if (fd_ && !in_window) {
         disable(now);

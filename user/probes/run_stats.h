@@ -4,15 +4,20 @@
 // clock reads per run (measured here: ~140 ns added to each traced syscall,
 // more than half of iolens's own cost). So after the first kFirstWindowNs,
 // which they cover whole, they are on only for windows (kWindowNs out of
-// every kPeriodNs) and the totals are scaled by the share of the capture
-// they covered: an estimate, reported as one. A run shorter than the first
-// window is measured exactly (a 340 ms job's estimate, from its first 100 ms
-// of start-up, was ~9x low). The windows are long and rare rather than short
-// and frequent: each switch patches the kernel's static key, which costs the
-// recorder ~5 ms of CPU here. With a 100 ms window every second those
-// switches were two thirds of the recorder's CPU during a capture (perf,
-// bench workload (a)); 500 ms every 5 s samples the same share with a fifth
-// of the switches.
+// every kPeriodNs), and each family's time is scaled to the whole capture by
+// its runs: the programs count every run themselves (bpf/common.bpf.h,
+// iolens_runs), the windows give the time per run (RecordSession). An
+// estimate, reported as one; a run shorter than the first window is
+// measured exactly. Scaled by the share of time the windows covered
+// instead, a 340 ms job that idled first was estimated ~9x low from its
+// first 100 ms; that is why the first window was a whole second until the
+// runs were counted. The windows are rare: each switch patches the kernel's
+// static key, which costs the recorder ~5 ms of CPU here (with a 100 ms
+// window every second those switches were two thirds of the recorder's CPU
+// during a capture: perf, bench workload (a)). And short: while on, the
+// statistics cost two clock reads a run, and a first second plus 500 ms of
+// every 5 s kept them on for 44% of a 3.4 s job, 51-102 ns a call more than
+// with them off (bench workload (a), three runs; docs/benchmarks.md).
 #include <cstdint>
 #include <string>
 
@@ -22,9 +27,9 @@ namespace iolens::probes {
 
 class RunStats {
 public:
-    static constexpr uint64_t kFirstWindowNs = 1'000'000'000;  // on for the first second,
-    static constexpr uint64_t kWindowNs = 500'000'000;         // then for 500 ms...
-    static constexpr uint64_t kPeriodNs = 5'000'000'000;       // ...of every 5 seconds, from 2.5 s
+    static constexpr uint64_t kFirstWindowNs = 250'000'000;  // on for the first 250 ms,
+    static constexpr uint64_t kWindowNs = 250'000'000;       // then for 250 ms...
+    static constexpr uint64_t kPeriodNs = 5'000'000'000;     // ...of every 5 seconds, from 2.5 s
 
     RunStats() = default;
     RunStats(const RunStats&) = delete;

@@ -25,6 +25,10 @@ struct ProgramCost {
     std::string family;   // probe family
     uint64_t run_ns = 0;  // kernel BPF stats: time spent in its programs...
     uint64_t runs = 0;    // ...over this many runs (every task, tracked or not)
+    // Every run of its programs, counted by the programs themselves
+    // (bpf/common.bpf.h, iolens_runs), statistics on or not: what the
+    // sampled windows' figures are scaled by (RecordSession). Not recorded.
+    uint64_t counted_runs = 0;
 };
 struct CostInfo {
     uint64_t attach_ns = 0;  // `iolens record` start until the probes were live
