@@ -111,16 +111,17 @@ TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun) {
 }
 
 TEST_F(RecordExact, AnIdleStartDoesNotDecideTheBpfCost) {
-    // A job that idles first (start-up), then reads for longer than the first
-    // window of the sampled statistics. Its programs' runs are counted whole
-    // (by the programs), not scaled from the windows' share of the time, and
-    // the windows' time per run is charged to every run: the estimate is
-    // near what the statistics on throughout measure for the same job (the
-    // share of time made it ~9x low).
+    // A job that idles first (a wait longer than the 250 ms first window),
+    // then reads for longer than that. Its programs' runs are counted whole
+    // (by the programs), not scaled from the windows' share of the time; the
+    // first window lasts until the job has been at work for 250 ms, so its
+    // time per run is the job's, not that of the other tasks' syscalls while
+    // it slept: the estimate is near what the statistics on throughout
+    // measure for the same job (the share of time made it ~9x low).
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     const uint64_t n = 300'000;
-    const std::string job = std::string("sleep 0.15; exec ") + workload_bin() + " pread-loop --file " + file +
+    const std::string job = std::string("sleep 0.4; exec ") + workload_bin() + " pread-loop --file " + file +
                             " --count " + std::to_string(n);
     auto j = record({"/bin/sh", "-c", job});
     const auto& cost = j["capture"]["cost"];

@@ -558,6 +558,7 @@ Result<void> RecordSession::event_loop() {
         stream_->on_sample(data, size);
     };
     uint64_t last_flush = attach_mono_, last_liveness = attach_mono_;
+    uint64_t records_at_tick = 0;
     bool stop = false;
     while (!stop) {
         epoll_event events[4];
@@ -571,7 +572,9 @@ Result<void> RecordSession::event_loop() {
         }
         write_exec_envs();
         const uint64_t now = monotonic_ns();
-        run_stats_.tick(now);
+        const uint64_t records = stream_->records();
+        run_stats_.tick(now, records != records_at_tick);
+        records_at_tick = records;
         if (!launcher_ && now - last_liveness >= kLivenessEveryNs) {
             // An exit record could in principle be lost; trust the kernel's view.
             last_liveness = now;

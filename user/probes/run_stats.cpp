@@ -45,13 +45,22 @@ bool RunStats::start(uint64_t now, bool always) {
     return true;
 }
 
-void RunStats::tick(uint64_t now) {
+void RunStats::tick(uint64_t now, bool busy) {
     if (!available() || always_on_ || stop_ns_) return;
     const uint64_t elapsed = now - start_ns_;
+    if (!busy)
+        busy_since_ = 0;
+    else if (busy_since_ == 0)
+        busy_since_ = now;
+    // The first window: kFirstWindowNs, and on until the job has been at work
+    // (records at every tick) for that long, up to kFirstWindowMaxNs.
+    const bool worked = busy_since_ != 0 && now - busy_since_ >= kFirstWindowNs;
+    if (!first_done_ && elapsed >= kFirstWindowNs && (worked || elapsed >= kFirstWindowMaxNs))
+        first_done_ = true;
     // Windows half a period after each multiple of it: a capture of a few
     // seconds gets one past its start-up too ([2.5 s, 2.75 s)), not only its
     // first window.
-    const bool in_window = elapsed < kFirstWindowNs || (elapsed + kPeriodNs / 2) % kPeriodNs < kWindowNs;
+    const bool in_window = !first_done_ || (elapsed + kPeriodNs / 2) % kPeriodNs < kWindowNs;
     if (fd_ && !in_window) {
         disable(now);
     } else if (!fd_ && in_window && enable()) {

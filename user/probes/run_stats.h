@@ -8,10 +8,14 @@
 // its runs: the programs count every run themselves (bpf/common.bpf.h,
 // iolens_runs), the windows give the time per run (RecordSession). An
 // estimate, reported as one; a run shorter than the first window is
-// measured exactly. Scaled by the share of time the windows covered
-// instead, a 340 ms job that idled first was estimated ~9x low from its
-// first 100 ms; that is why the first window was a whole second until the
-// runs were counted. The windows are rare: each switch patches the kernel's
+// measured exactly. The time per run must come from the job at work: the
+// runs of a job that idles (a sleep, a wait) are other tasks' syscalls and
+// context switches, which the programs filter out at once, and a window of
+// those only would make the estimate several times low (scaled by the share
+// of time the windows covered, a 340 ms job that idled first was ~9x low
+// from its first 100 ms). So the first window lasts until the job has
+// produced records at every tick for kFirstWindowNs, or kFirstWindowMaxNs
+// at most. The windows are rare: each switch patches the kernel's
 // static key, which costs the recorder ~5 ms of CPU here (with a 100 ms
 // window every second those switches were two thirds of the recorder's CPU
 // during a capture: perf, bench workload (a)). And short: while on, the
@@ -27,9 +31,10 @@ namespace iolens::probes {
 
 class RunStats {
 public:
-    static constexpr uint64_t kFirstWindowNs = 250'000'000;  // on for the first 250 ms,
-    static constexpr uint64_t kWindowNs = 250'000'000;       // then for 250 ms...
-    static constexpr uint64_t kPeriodNs = 5'000'000'000;     // ...of every 5 seconds, from 2.5 s
+    static constexpr uint64_t kFirstWindowNs = 250'000'000;       // on for the first 250 ms of work,
+    static constexpr uint64_t kFirstWindowMaxNs = 1'000'000'000;  // (at most the first second)
+    static constexpr uint64_t kWindowNs = 250'000'000;            // then for 250 ms...
+    static constexpr uint64_t kPeriodNs = 5'000'000'000;          // ...of every 5 seconds, from 2.5 s
 
     RunStats() = default;
     RunStats(const RunStats&) = delete;
@@ -41,8 +46,9 @@ public:
     // statistics (before 5.8) or refuses.
     bool start(uint64_t now, bool always = false);
     // Opens or closes a window as the schedule says; call it often (the
-    // record loop does, at least every 50 ms).
-    void tick(uint64_t now);
+    // record loop does, about every 50 ms). busy: the job produced records
+    // since the last tick.
+    void tick(uint64_t now, bool busy = true);
     // Ends sampling at `now`.
     void stop(uint64_t now);
 
@@ -61,6 +67,8 @@ private:
     uint64_t start_ns_ = 0, stop_ns_ = 0;
     uint64_t window_start_ns_ = 0;  // of the open window
     uint64_t on_ns_ = 0;            // closed windows' total
+    uint64_t busy_since_ = 0;       // ticks busy without a break since then (0: the last was idle)
+    bool first_done_ = false;       // the first window has closed
     std::string unavailable_ = "BPF run-time statistics were not requested";
 };
 
