@@ -105,13 +105,27 @@ size_t walk_groups(size_t ranks, size_t threads) { return std::max<size_t>(1, st
 // (exact, and as much memory as the calls take). every(e, long rank) sees
 // each call once, in record order, ranked or not (rank -1), on the first
 // decoding: work that needs no order rides on the same decoding of the log.
+// each(e, uint32_t rank) sees each ranked call once, in record order, on the
+// first decoding, on its rank's thread (below): order-free work of one rank,
+// shared out with the ranks. done(rank), on the same thread, comes once the
+// rank's calls have all been handed to sink.
 // The ranks are walked in groups (walk_groups), each on its own thread:
-// sink(e, rank) and reset(rank) must touch only that rank's state; every()
-// runs on the calling thread only. Templates, not std::function: these run
-// for every call, twice.
-template <class Reset, class Sink, class Every>
+// sink(e, rank), each(e, rank), done(rank) and reset(rank) must touch only
+// that rank's state; every() runs on the calling thread only. Templates, not
+// std::function: these run for every call, twice.
+struct NoEvery {
+    void operator()(const CallEvent&, long) const {}
+};
+struct NoEach {
+    void operator()(const CallEvent&, uint32_t) const {}
+};
+struct NoDone {
+    void operator()(size_t) const {}
+};
+template <class Reset, class Sink, class Every, class Each = NoEach, class Done = NoDone>
 void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_t threads, const RankMap& rm,
-                               Reset&& reset, Sink&& sink, Every&& every) {
+                               Reset&& reset, Sink&& sink, Every&& every, Each&& each = NoEach{},
+                               Done&& done = NoDone{}) {
     const size_t nr = rm.ranks.size();
     const size_t groups = walk_groups(nr, threads);
     // The rank of each call's pid; calls come in runs of one pid.
@@ -135,28 +149,32 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
         const auto mine = [&](uint32_t rank) { return rank % groups == g; };
         StartOrder order(reorder_calls, [&](const OrderedCall& e, uint32_t rank) { sink(e, rank); });
         const auto push = [&](const CallEvent& e, uint32_t rank) {
-            if (mine(rank)) order.push(e, rank);
+            if (!mine(rank)) return;
+            each(e, rank);
+            order.push(e, rank);
         };
         if (with_every)
             ranked(push, every);
         else
             ranked(push, [](const CallEvent&, long) {});
         order.finish();
-        if (order.in_order()) return;
-        std::vector<std::vector<OrderedCall>> per_rank(nr);
-        for (size_t i = g; i < nr; i += groups) reset(i);
-        ranked(
-            [&](const CallEvent& e, uint32_t rank) {
-                if (mine(rank)) per_rank[rank].push_back(e);
-            },
-            [](const CallEvent&, long) {});
-        for (size_t i = g; i < nr; i += groups) {
-            std::stable_sort(
-                per_rank[i].begin(), per_rank[i].end(),
-                [](const OrderedCall& a, const OrderedCall& b) { return a.start_ns < b.start_ns; });
-            for (const OrderedCall& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
-            per_rank[i] = std::vector<OrderedCall>();  // freed (`= {}` would keep the capacity)
+        if (!order.in_order()) {
+            std::vector<std::vector<OrderedCall>> per_rank(nr);
+            for (size_t i = g; i < nr; i += groups) reset(i);
+            ranked(
+                [&](const CallEvent& e, uint32_t rank) {
+                    if (mine(rank)) per_rank[rank].push_back(e);
+                },
+                [](const CallEvent&, long) {});
+            for (size_t i = g; i < nr; i += groups) {
+                std::stable_sort(
+                    per_rank[i].begin(), per_rank[i].end(),
+                    [](const OrderedCall& a, const OrderedCall& b) { return a.start_ns < b.start_ns; });
+                for (const OrderedCall& e : per_rank[i]) sink(e, static_cast<uint32_t>(i));
+                per_rank[i] = std::vector<OrderedCall>();  // freed (`= {}` would keep the capacity)
+            }
         }
+        for (size_t i = g; i < nr; i += groups) done(i);
     };
     // The other groups on threads of their own; the futures join even if
     // the first group throws.
@@ -325,22 +343,28 @@ std::vector<EpochWindow> DlAttribution::infer_epochs() {
         data_file[f] = data_file_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
     std::vector<DataReadLog> logs;
     for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
-    walk_ranks_in_start_order(
-        log_.calls, in_.reorder_calls, threads_, rm_, [&](size_t i) { logs[i] = DataReadLog(data_file); },
-        [&](const OrderedCall& e, uint32_t rank) { logs[rank].add(e); }, [](const CallEvent&, long) {});
     // Children by parent, once (each rank's roots look theirs up).
     std::unordered_map<uint32_t, std::vector<const ProcessInfo*>> children;
     for (const auto& p : r_.processes)
         if (p.info.pid != p.info.ppid && p.info.start_ns) children[p.info.ppid].push_back(&p.info);
     std::vector<std::vector<uint64_t>>& starts = rank_starts_;
-    starts.clear();
-    bool too_few_files = false;
+    starts.assign(nr_, {});
+    std::vector<uint8_t> too_few(nr_);
+    // Each rank's starts as soon as its walk is over, on its own thread
+    // (a rank's kept reads are freed before the next rank of its group).
+    walk_ranks_in_start_order(
+        log_.calls, in_.reorder_calls, threads_, rm_, [&](size_t i) { logs[i] = DataReadLog(data_file); },
+        [&](const OrderedCall& e, uint32_t rank) { logs[rank].add(e); }, NoEvery{}, NoEach{},
+        [&](size_t i) {
+            bool few = false;
+            starts[i] =
+                infer_epoch_starts(std::move(logs[i]).finish(), respawns(children, rm_.ranks[i].roots), &few);
+            too_few[i] = few;
+        });
+    const bool too_few_files = std::find(too_few.begin(), too_few.end(), 1) != too_few.end();
     uint64_t data_end = 0;  // the last data read's end, over the ranks with epochs
-    for (size_t i = 0; i < nr_; ++i) {
-        auto reads = std::move(logs[i]).finish();
-        starts.push_back(infer_epoch_starts(reads, respawns(children, rm_.ranks[i].roots), &too_few_files));
-        if (!starts.back().empty()) data_end = std::max(data_end, logs[i].data_end_ns());
-    }
+    for (size_t i = 0; i < nr_; ++i)
+        if (!starts[i].empty()) data_end = std::max(data_end, logs[i].data_end_ns());
     logs.clear();
     const bool none = std::all_of(starts.begin(), starts.end(), [](const auto& s) { return s.empty(); });
     if (none && too_few_files)
@@ -537,6 +561,10 @@ void DlAttribution::charge_split(const std::vector<uint8_t>& soft,
 void DlAttribution::stalls_and_epoch_calls() {
     std::vector<OpTable> unranked(windows_.size());
     const bool by_epoch = !windows_.empty();
+    // A call of a rank with per-rank tables goes to its rank's tables, on
+    // its rank's thread (each); the others to the shared ones, on the
+    // calling thread (every). The epochs' page cache adds the ranks' after
+    // the walk: sums of integers, the same in any order.
     const auto charge = [&](const CallEvent& e, long i) {
         if (!by_epoch) return;
         const long k = epoch_at(i, e.start_ns);
@@ -544,10 +572,14 @@ void DlAttribution::stalls_and_epoch_calls() {
         EpochStats& ep = r_.epochs[k];
         const bool ranked = i >= 0 && per_rank_;
         account(ranked ? ep.ranks[i].ops[e.op()] : unranked[k][e.op()], e);
-        if (e.has(CallEvent::kCountedRead)) {
-            ep.page_cache.add_read(e.cache_read());
-            if (ranked) ep.ranks[i].page_cache.add_read(e.cache_read());
-        }
+        if (e.has(CallEvent::kCountedRead))
+            (ranked ? ep.ranks[i].page_cache : ep.page_cache).add_read(e.cache_read());
+    };
+    const auto charge_shared = [&](const CallEvent& e, long i) {
+        if (i < 0 || !per_rank_) charge(e, i);
+    };
+    const auto charge_rank = [&](const CallEvent& e, uint32_t i) {
+        if (per_rank_) charge(e, static_cast<long>(i));
     };
     // Window 0 is the rank's start-up (it ends by its first epoch's end, so
     // the windows stay ordered as StallSweep needs); the epochs follow.
@@ -593,7 +625,10 @@ void DlAttribution::stalls_and_epoch_calls() {
             if (e.op() == IOLENS_OP_READ && e.has(CallEvent::kHasSize))
                 bin_reads[rank][bin_of(e.start_ns)] += e.bytes;
         },
-        charge);
+        charge_shared, charge_rank);
+    if (per_rank_)
+        for (EpochStats& ep : r_.epochs)
+            for (const EpochRankStats& er : ep.ranks) ep.page_cache.merge(er.page_cache);
     if (nb && nr_) {
         Timeline t;
         t.start_ns = cap_.start;
