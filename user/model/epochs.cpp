@@ -217,11 +217,10 @@ void DataReadLog::add(const OrderedCall& e) {
     const uint32_t f = e.file();
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;
-    if (f != end_file_ || !end_) {  // any call: the read at EOF and the close end the pass too
-        end_ = &call_end_[f];
-        end_file_ = f;
-    }
-    *end_ = std::max(*end_, e.start_ns + e.duration_ns);
+    if (files_.empty()) files_.resize(data_file_->size());
+    FileTrack& track = files_[f];
+    // Any call: the read at EOF and the close end the pass too.
+    track.end = std::max(track.end, e.start_ns + e.duration_ns);
     if (e.op() == IOLENS_OP_OPEN) {
         if (!e.has(CallEvent::kError)) set_state(key, get_state(key) | kOpened);
         return;
@@ -235,7 +234,7 @@ void DataReadLog::add(const OrderedCall& e) {
     if (pass) {
         close_run();
         out_.push_back({e.start_ns, f, true});
-        passes_[f]++;
+        track.passes++;
         return;
     }
     // A non-pass read: becomes its file's last read in the run; the previous
@@ -292,24 +291,16 @@ void DataReadLog::close_run() {
 DataReads DataReadLog::finish() && {
     close_run();
     // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
-    out_.filter([&](uint32_t file) {
-        const uint32_t* n = passes_.find(file);
-        return n && *n >= 2;
-    });
-    call_end_.for_each([&](uint32_t f, uint64_t end) {
-        const uint32_t* n = passes_.find(f);
-        if (n && *n >= 2) data_end_ns_ = std::max(data_end_ns_, end);
-    });
+    out_.filter([&](uint32_t file) { return file < files_.size() && files_[file].passes >= 2; });
+    for (const FileTrack& t : files_)
+        if (t.passes >= 2) data_end_ns_ = std::max(data_end_ns_, t.end);
     // Nothing else is asked of it: its per-file and per-(process, file)
     // tables (~20 MiB a rank of a 200,000-file job) go now, before the
     // caller infers this rank's epochs beside the other ranks' logs.
     state_ = {};
-    passes_ = {};
-    call_end_ = {};
+    files_ = util::HugeVector<FileTrack>();  // `= {}` would keep the capacity
     run_files_ = {};
     run_ = std::vector<DataRead>();  // `= {}` would keep the capacity
-    end_ = nullptr;
-    end_file_ = UINT32_MAX;
     have_last_ = false;
     return std::move(out_);
 }
