@@ -71,10 +71,10 @@ void CallLog::push_back(const CallEvent& e) {
     Block& b = blocks_.back();
     uint8_t* const start = b.data.get() + b.used;
     const Shape shape = shape_of(e);
-    const uint8_t tid_mode = e.tid == e.pid ? kTidIsPid : e.tid == prev_.tid ? kTidIsPrevious : kTidStored;
+    const uint8_t tid_mode = e.tid == e.pid ? kTidIsPid : e.tid == prev_tid_ ? kTidIsPrevious : kTidStored;
     uint8_t flags = static_cast<uint8_t>(shape << kShapeShift | tid_mode << kTidShift);
-    if (e.pid == prev_.pid) flags |= kSamePid;
-    if (e.packed == prev_.packed) flags |= kSamePacked;
+    if (e.pid == prev_pid_) flags |= kSamePid;
+    if (e.packed == prev_packed_) flags |= kSamePacked;
     uint8_t rare = 0;
     if (e.requested != e.bytes) rare |= kRequestedStored;
     if (e.blocked_ns != 0) rare |= kBlockedStored;
@@ -82,7 +82,7 @@ void CallLog::push_back(const CallEvent& e) {
     uint8_t* p = start;
     *p++ = flags;
     if (rare) *p++ = rare;
-    p = put(p, zigzag(e.start_ns - prev_.start_ns));
+    p = put(p, zigzag(e.start_ns - prev_start_));
     p = put(p, e.duration_ns);
     if (shape != kNothing) p = put(p, e.bytes);
     if (shape == kAllMiss) p = put(p, e.readahead_bytes);
@@ -97,11 +97,14 @@ void CallLog::push_back(const CallEvent& e) {
     if (tid_mode == kTidStored) p = put(p, e.tid);
     // Against the previous call's: a new op or flags on the same file
     // changes only the low 11 bits (one or two bytes, not four or five).
-    if (!(flags & kSamePacked)) p = put(p, e.packed ^ prev_.packed);
+    if (!(flags & kSamePacked)) p = put(p, e.packed ^ prev_packed_);
     b.used += static_cast<size_t>(p - start);
     b.calls++;
     count_++;
-    prev_ = e;
+    prev_start_ = e.start_ns;
+    prev_pid_ = e.pid;
+    prev_tid_ = e.tid;
+    prev_packed_ = e.packed;
 }
 
 void CallLog::Block::Free::operator()(uint8_t* p) const { util::huge_free(p, kBlockBytes); }
@@ -117,55 +120,69 @@ bool CallLog::Cursor::next(CallEvent& e) {
         pos_ = 0;
         left_ = log_->blocks_[b].calls;
     }
+    // Each field decoded into a local and stored once (see prev_start_).
     const uint8_t* p = log_->blocks_[block_].data.get() + pos_;
     const uint8_t* const start = p;
     const uint8_t flags = *p++;
     const uint8_t rare = flags & kRare ? *p++ : 0;
     uint64_t v = 0;
     p = get(p, v);
-    e.start_ns = prev_.start_ns + unzigzag(v);
-    p = get(p, e.duration_ns);
-    e.bytes = 0;
-    e.hit_bytes = e.miss_bytes = e.readahead_bytes = 0;
+    const uint64_t start_ns = prev_start_ + unzigzag(v);
+    uint64_t duration = 0, bytes = 0;
+    p = get(p, duration);
+    uint32_t hit = 0, miss = 0, readahead = 0;
     const auto shape = static_cast<Shape>((flags >> kShapeShift) & 7);
-    if (shape != kNothing) p = get(p, e.bytes);
+    if (shape != kNothing) p = get(p, bytes);
     if (shape == kAllHit) {
-        e.hit_bytes = static_cast<uint32_t>(e.bytes);
+        hit = static_cast<uint32_t>(bytes);
     } else if (shape == kAllMiss) {
-        e.miss_bytes = static_cast<uint32_t>(e.bytes);
+        miss = static_cast<uint32_t>(bytes);
         p = get(p, v);
-        e.readahead_bytes = static_cast<uint32_t>(v);
+        readahead = static_cast<uint32_t>(v);
     } else if (shape == kFull) {
         p = get(p, v);
-        e.hit_bytes = static_cast<uint32_t>(v);
+        hit = static_cast<uint32_t>(v);
         p = get(p, v);
-        e.miss_bytes = static_cast<uint32_t>(v);
+        miss = static_cast<uint32_t>(v);
         p = get(p, v);
-        e.readahead_bytes = static_cast<uint32_t>(v);
+        readahead = static_cast<uint32_t>(v);
     }
-    e.requested = e.bytes;
-    if (rare & kRequestedStored) p = get(p, e.requested);
-    e.blocked_ns = 0;
-    if (rare & kBlockedStored) p = get(p, e.blocked_ns);
-    e.pid = prev_.pid;
+    uint64_t requested = bytes, blocked = 0;
+    if (rare & kRequestedStored) p = get(p, requested);
+    if (rare & kBlockedStored) p = get(p, blocked);
+    uint32_t pid = prev_pid_;
     if (!(flags & kSamePid)) {
         p = get(p, v);
-        e.pid = static_cast<uint32_t>(v);
+        pid = static_cast<uint32_t>(v);
     }
     const auto tid_mode = (flags >> kTidShift) & 3;
-    e.tid = tid_mode == kTidIsPid ? e.pid : prev_.tid;
+    uint32_t tid = tid_mode == kTidIsPid ? pid : prev_tid_;
     if (tid_mode == kTidStored) {
         p = get(p, v);
-        e.tid = static_cast<uint32_t>(v);
+        tid = static_cast<uint32_t>(v);
     }
-    e.packed = prev_.packed;
+    uint32_t packed = prev_packed_;
     if (!(flags & kSamePacked)) {
         p = get(p, v);
-        e.packed ^= static_cast<uint32_t>(v);
+        packed ^= static_cast<uint32_t>(v);
     }
+    e.start_ns = start_ns;
+    e.duration_ns = duration;
+    e.bytes = bytes;
+    e.requested = requested;
+    e.blocked_ns = blocked;
+    e.hit_bytes = hit;
+    e.miss_bytes = miss;
+    e.readahead_bytes = readahead;
+    e.pid = pid;
+    e.tid = tid;
+    e.packed = packed;
+    prev_start_ = start_ns;
+    prev_pid_ = pid;
+    prev_tid_ = tid;
+    prev_packed_ = packed;
     pos_ += static_cast<size_t>(p - start);
     left_--;
-    prev_ = e;
     return true;
 }
 
