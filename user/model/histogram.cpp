@@ -59,6 +59,11 @@ void Histogram::add_sparse(uint32_t f, uint64_t count) {
         fine_[hint_].second += count;
         return;
     }
+    if (count_ >= kDenseAfter && fine_.size() >= kDenseWidth) {  // hot and wide: no more searches
+        make_dense();
+        fine_[f].second += count;
+        return;
+    }
     auto it = std::lower_bound(fine_.begin(), fine_.end(), f,
                                [](const auto& e, uint32_t key) { return e.first < key; });
     if (it != fine_.end() && it->first == f) {
