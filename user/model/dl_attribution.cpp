@@ -12,6 +12,7 @@
 #include "model/report_builder.h"
 #include "model/stalls.h"
 #include "model/start_order.h"
+#include "util/flat_map.h"
 
 namespace iolens::model {
 
@@ -128,6 +129,10 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
                                Done&& done = NoDone{}) {
     const size_t nr = rm.ranks.size();
     const size_t groups = walk_groups(nr, threads);
+    // The ranks' pids in a flat table (a few cache lines; DataLoader workers
+    // take turns, so the pid changes every few calls): rank + 1, 0 for none.
+    util::FlatMap<uint32_t, uint32_t> rank_of;
+    for (const auto& [pid, i] : rm.rank_of) rank_of[pid] = static_cast<uint32_t>(i) + 1;
     // The rank of each call's pid; calls come in runs of one pid.
     const auto ranked = [&](auto&& to, auto&& all) {
         uint32_t last_pid = 0;
@@ -137,8 +142,8 @@ void walk_ranks_in_start_order(const CallLog& calls, size_t reorder_calls, size_
         for (CallEvent e; cur.next(e);) {
             if (!have || e.pid != last_pid) {
                 have = true;
-                auto it = rm.rank_of.find(e.pid);
-                last_rank = it == rm.rank_of.end() ? -1 : static_cast<long>(it->second);
+                const uint32_t* r = rank_of.find(e.pid);
+                last_rank = r ? static_cast<long>(*r) - 1 : -1;
                 last_pid = e.pid;
             }
             all(e, last_rank);
@@ -449,6 +454,9 @@ void DlAttribution::split_calls() {
     std::vector<uint8_t> seen(nf);
     rank_startup_end_.assign(nr_, UINT64_MAX);
     uint64_t first = UINT64_MAX;
+    // The rank of the last call's pid: calls come in runs of one pid.
+    uint32_t last_pid = 0;
+    long last_rank = rank_index(0);
     CallLog::Cursor cur(log_.calls);
     for (CallEvent e; cur.next(e);) {
         const uint32_t f = e.file();
@@ -459,7 +467,11 @@ void DlAttribution::split_calls() {
         const bool moved =
             (op == IOLENS_OP_READ || op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) && e.bytes > 0;
         if (op == IOLENS_OP_WRITE && !e.has(CallEvent::kError)) written.insert(uint64_t{e.pid} << 32 | f);
-        const long i = rank_index(e.pid);
+        if (e.pid != last_pid) {
+            last_pid = e.pid;
+            last_rank = rank_index(e.pid);
+        }
+        const long i = last_rank;
         if (i >= 0 && moved && op == IOLENS_OP_READ) r_.ranks[i].data_reads++;
         // A pipe or a socket (stdout, a log) is no data file: regular files only.
         if (!moved || !e.has(CallEvent::kRegular)) continue;
