@@ -196,3 +196,72 @@ TEST(JsonRenderer, TextWithFilesSplicedInIsTheWholeDocumentsDump) {
         EXPECT_EQ(report_to_json_text(r), whole) << n << " files";
     }
 }
+
+namespace {
+
+// Files unlike the fixture's: every class with calls, wide and empty
+// histograms, extreme values, a non-UTF-8 and a quoted path, other paths
+// than syscalls, async requests, software; with the probe families live and
+// not (nulls).
+std::vector<FileStats> varied_files() {
+    std::vector<FileStats> out;
+    for (int i = 0; i < 4; ++i) {
+        FileStats f;
+        f.path = i == 0   ? std::string("/data/bad\xff\xfe name\t\"q\"\\")
+                 : i == 1 ? std::string("/usr/lib/python3/x.so")
+                          : "/data/f" + std::to_string(i);
+        f.dev = i == 2 ? UINT32_MAX : (259u << 20) | static_cast<uint32_t>(i);
+        f.ino = i == 3 ? UINT64_MAX : 1000 + static_cast<uint64_t>(i);
+        f.size = static_cast<uint64_t>(i) << 40;
+        f.software = i == 1;
+        for (int op = 0; op < kOpCount; ++op) {
+            if ((op + i) % 3 == 0) continue;  // some classes empty
+            OpStats& s = f.ops[op];
+            for (uint64_t v = 1; v < 200'000; v = v * 3 + static_cast<uint64_t>(op)) {
+                s.latency_ns.add(v * 17, 1 + v % 5);
+                s.size_bytes.add(v % 7 ? 4096 : 0);
+                s.calls++;
+                s.bytes += v;
+            }
+            if (op == 0 && i == 3) s.latency_ns.add(UINT64_MAX);
+            s.errors = static_cast<uint64_t>(op);
+            s.requested_bytes = s.bytes * 2;
+            s.time_ns = UINT64_MAX - static_cast<uint64_t>(op);
+            s.blocked_ns = static_cast<uint64_t>(op) * 11;
+        }
+        f.sequential = static_cast<uint64_t>(i) * 7;
+        f.random = UINT64_MAX - static_cast<uint64_t>(i);
+        f.page_cache.hit_bytes = 4096 * static_cast<uint64_t>(i);
+        f.page_cache.miss_bytes = i == 2 ? 0 : 8192;
+        f.page_cache.blocked_ns = 5;
+        if (i >= 2) {
+            f.paths.by[IOLENS_PATH_IO_URING][IOLENS_OP_READ].calls = 3;
+            f.paths.by[IOLENS_PATH_IO_URING][IOLENS_OP_READ].bytes = 12288;
+            f.async.requests = 3;
+            f.async.request_ns = 3000;
+            f.async.busy_ns = 1500;
+            f.async.max_depth = 2;
+        }
+        out.push_back(f);
+    }
+    return out;
+}
+
+}  // namespace
+
+// The files are written as text straight, not dumped from a tree
+// (json_renderer.cpp, FileText): the text must still be the whole
+// document's dump, for any file, with the probes live and not.
+TEST(JsonRenderer, FilesWrittenAsTextAreTheTreesDump) {
+    for (const bool live : {true, false}) {
+        Report r = fixture();
+        if (live) {
+            r.capture.probes.push_back({"pagecache", "tp/filemap/mm_filemap_add_to_page_cache", true, ""});
+            r.capture.probes.push_back({"blocking", "tp_btf/sched_switch", true, ""});
+        }
+        r.files = varied_files();
+        const std::string whole =
+            report_to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+        EXPECT_EQ(report_to_json_text(r), whole) << (live ? "probes live" : "probes not live");
+    }
+}
