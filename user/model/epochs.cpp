@@ -217,7 +217,6 @@ void DataReadLog::add(const OrderedCall& e) {
     const uint32_t f = e.file();
     if (f >= data_file_->size() || !(*data_file_)[f]) return;
     const uint64_t key = uint64_t{e.pid} << 32 | f;
-    if (files_.empty()) files_.resize(data_file_->size());
     FileTrack& track = files_[f];
     // Any call: the read at EOF and the close end the pass too.
     track.end = std::max(track.end, e.start_ns + e.duration_ns);
@@ -250,6 +249,45 @@ void DataReadLog::add(const OrderedCall& e) {
     }
     run_.push_back({e.start_ns, f, false});
     if (run_dead_ > 64 && run_dead_ * 2 > run_.size()) compact_run();
+}
+
+DataReadLog::FileTrack& DataReadLog::FileTracks::operator[](uint32_t file) {
+    if ((size_ + 1) * 8 > slots_.size() * 7) grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = slot(file);; i = (i + 1) & mask) {
+        FileTrack& t = slots_[i];
+        if (t.file == file) return t;
+        if (t.file == kNoTrack) {
+            t.file = file;
+            size_++;
+            return t;
+        }
+    }
+}
+
+const DataReadLog::FileTrack* DataReadLog::FileTracks::find(uint32_t file) const {
+    if (size_ == 0) return nullptr;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = slot(file);; i = (i + 1) & mask) {
+        const FileTrack& t = slots_[i];
+        if (t.file == file) return &t;
+        if (t.file == kNoTrack) return nullptr;
+    }
+}
+
+// Built aside and swapped in: a failed allocation leaves the table as it was.
+void DataReadLog::FileTracks::grow() {
+    const size_t n = slots_.empty() ? 16 : slots_.size() * 2;
+    util::HugeVector<FileTrack> slots(n);
+    const unsigned shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
+    for (const FileTrack& t : slots_) {
+        if (t.file == kNoTrack) continue;
+        size_t i = static_cast<size_t>((uint64_t{t.file} * 0x9e3779b97f4a7c15ull) >> shift);
+        while (slots[i].file != kNoTrack) i = (i + 1) & (n - 1);
+        slots[i] = t;
+    }
+    slots_.swap(slots);
+    shift_ = shift;
 }
 
 uint8_t DataReadLog::get_state(uint64_t key) {
@@ -291,14 +329,18 @@ void DataReadLog::close_run() {
 DataReads DataReadLog::finish() && {
     close_run();
     // Files with fewer than 2 passes in the whole capture cannot mark a cycle.
-    out_.filter([&](uint32_t file) { return file < files_.size() && files_[file].passes >= 2; });
-    for (const FileTrack& t : files_)
+    out_.filter([&](uint32_t file) {
+        const FileTrack* t = files_.find(file);
+        return t && t->passes >= 2;
+    });
+    files_.for_each([&](const FileTrack& t) {
         if (t.passes >= 2) data_end_ns_ = std::max(data_end_ns_, t.end);
+    });
     // Nothing else is asked of it: its per-file and per-(process, file)
     // tables (~20 MiB a rank of a 200,000-file job) go now, before the
     // caller infers this rank's epochs beside the other ranks' logs.
     state_ = {};
-    files_ = util::HugeVector<FileTrack>();  // `= {}` would keep the capacity
+    files_ = FileTracks();
     run_files_ = {};
     run_ = std::vector<DataRead>();  // `= {}` would keep the capacity
     have_last_ = false;

@@ -212,16 +212,39 @@ private:
     uint8_t last_state_ = 0;
     uint8_t get_state(uint64_t key);
     void set_state(uint64_t key, uint8_t s);
-    // By file index (data_file_'s), made at the first data file's call: one
-    // cache line a lookup, where a FlatMap's separate arrays of marks, keys
-    // and values took three (these two were ~3/4 of add()'s time in a
-    // 200,000-file job); 16 bytes a file of the job, where the two maps took
-    // ~28 a file the rank touched.
+    // By file: the end of its last call (read, close, ...) and its pass
+    // reads, in one open-addressing table of 16-byte slots: a lookup reads
+    // one slot, where two FlatMaps (separate arrays of marks, keys and
+    // values) read three places each, and were ~3/4 of add()'s time in a
+    // 200,000-file job. At most 7/8 full: ~18-37 bytes a file this rank
+    // touched (the two maps took ~28), not a table of every file of the job
+    // for every rank.
     struct FileTrack {
-        uint64_t end = 0;     // end of its last call (read, close, ...)
-        uint32_t passes = 0;  // pass reads of it
+        uint64_t end = 0;
+        uint32_t passes = 0;
+        uint32_t file = kNoTrack;  // kNoTrack: a free slot
     };
-    util::HugeVector<FileTrack> files_;
+    static constexpr uint32_t kNoTrack = UINT32_MAX;
+    class FileTracks {
+    public:
+        FileTrack& operator[](uint32_t file);  // made (end 0, no passes) when absent
+        const FileTrack* find(uint32_t file) const;
+        template <class Fn>
+        void for_each(Fn&& fn) const {
+            for (const FileTrack& t : slots_)
+                if (t.file != kNoTrack) fn(t);
+        }
+
+    private:
+        size_t slot(uint32_t file) const {
+            return static_cast<size_t>((uint64_t{file} * 0x9e3779b97f4a7c15ull) >> shift_);
+        }
+        void grow();
+        util::HugeVector<FileTrack> slots_;
+        unsigned shift_ = 64;
+        size_t size_ = 0;
+    };
+    FileTracks files_;
     uint64_t data_end_ns_ = 0;
     DataReads out_;  // kept reads before the current run
     // The current run of non-pass reads: its reads (dead ones have kDead as
