@@ -227,6 +227,17 @@ private:
     static constexpr uint32_t kNoTrack = UINT32_MAX;
     class FileTracks {
     public:
+        FileTracks() = default;
+        // Moved from, it is left empty (as FlatMap is): never a size without slots.
+        FileTracks(FileTracks&& o) noexcept { *this = std::move(o); }
+        FileTracks& operator=(FileTracks&& o) noexcept {
+            if (this == &o) return *this;
+            slots_ = std::move(o.slots_);
+            shift_ = std::exchange(o.shift_, 64);
+            size_ = std::exchange(o.size_, 0);
+            o.slots_.clear();
+            return *this;
+        }
         FileTrack& operator[](uint32_t file);  // made (end 0, no passes) when absent
         const FileTrack* find(uint32_t file) const;
         template <class Fn>
