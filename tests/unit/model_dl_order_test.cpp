@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <random>
+#include <thread>
 
 #include "model_rank_records.h"
 #include "report/json_renderer.h"
@@ -108,6 +111,129 @@ TEST(DlOrder, ThreadsGiveTheSameReportAsOne) {
             EXPECT_EQ(want, report::report_to_json_text(b)) << threads << " threads, reorder " << reorder;
         }
     }
+}
+
+// The records' walk on two threads (ReportBuilder::prepare_records, as `report`
+// runs it: the files' pass on the reader's thread, ahead): the same report,
+// records and error as one thread's walk, however the records are cut into
+// spans.
+TEST(DlOrder, FilePassAheadGivesTheSameReportAsOneThread) {
+    std::map<uint32_t, std::map<std::string, std::string>> env = {
+        {100, {{"RANK", "0"}}}, {200, {{"RANK", "1"}}}, {300, {{"RANK", "2"}}}};
+    DlStream s = scrambled_job(11, 3);
+    // What else the two passes share out: page-cache events (read-ahead kept,
+    // evicted, faulted in, resident, an unknown kind), blocks, calls of other
+    // paths and without a file, a class from a newer kernel side, an unnamed file.
+    for (uint64_t f = 1; f <= 40; ++f) {
+        iolens_pagecache_rec r{};
+        r.dev = test::kDlDev;
+        r.ino = f;
+        r.pid = r.tid = 110 + f % 3;
+        r.index = 0;
+        r.bytes = 8 * 4096;
+        r.ra_bytes = 8 * 4096;
+        r.first_ns = 10 * kMs + f * 1000;
+        r.ts_ns = 900 * kMs + f * 1000;
+        r.flags = IOLENS_PCF_READAHEAD;
+        r.kind = f % 4 == 0 ? IOLENS_PC_RESIDENT : IOLENS_PC_EVICT;
+        s.buf.pagecache(r);
+        r.kind = f % 5 == 0 ? 200 : IOLENS_PC_FAULT_IN;
+        r.flags = 0;
+        s.buf.pagecache(r);
+        s.block(110 + f % 3, 20 * kMs + f, 4096);
+    }
+    for (int i = 0; i < 30; ++i) {
+        iolens_syscall_rec r{};
+        r.op = i % 10 == 9 ? 250 : IOLENS_OP_READ;
+        r.flags = IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR |
+                  (i % 3 == 0 ? IOLENS_PATH_IO_URING << IOLENS_SC_PATH_SHIFT : 0);
+        r.pid = r.tid = 120 + i % 2;
+        r.start_ns = 1000 * kMs + i * 10'000;
+        r.duration_ns = 5000;
+        r.ret = r.requested = 4096;
+        r.offset = uint64_t(i) * 4096;
+        r.dev = i % 7 == 0 ? 0 : test::kDlDev;
+        r.ino = i % 7 == 0 ? 0 : 900 + i % 4;
+        r.cache_in_bytes = i % 2 ? 16384 : 0;
+        s.buf.syscall(r);
+    }
+    s.call({.pid = 120, .start = 1100 * kMs, .ino = 0, .ret = 100});
+    // Runs of reads of one file (one PreparedCall stands for each run).
+    std::vector<iolens_syscall_rec> run;
+    for (int i = 0; i < 50; ++i) {
+        iolens_syscall_rec r{};
+        r.op = IOLENS_OP_READ;
+        r.flags = IOLENS_SC_HAS_FILE | IOLENS_SC_REGULAR | IOLENS_SC_CACHE_ZERO;
+        r.pid = r.tid = 130;
+        r.start_ns = 1200 * kMs + i * 10'000;
+        r.duration_ns = 900;
+        r.ret = r.requested = 4096;
+        r.offset = uint64_t(i % 25) * 4096;
+        r.dev = test::kDlDev;
+        r.ino = 950 + i / 25;
+        run.push_back(r);
+    }
+    s.buf.syscall_runs(run);
+    BuilderOptions opt;
+    opt.max_files = 5;  // most files' tables come from the log pass
+    const auto cap = test::dl_capture(2000 * kMs, {"pagecache"});
+    const Report a = test::build(s, cap, env, opt);
+    ASSERT_EQ(a.ranks.size(), 3u);
+    const std::string want = report::report_to_json_text(a);
+
+    // The records cut at record boundaries into spans of 1 to ~300 records.
+    const auto all = s.bytes();
+    std::vector<std::span<const std::byte>> spans;
+    std::mt19937_64 rng(5);
+    for (size_t off = 0; off < all.size();) {
+        size_t end = off;
+        for (size_t n = 1 + rng() % 300; n && end < all.size(); --n) {
+            iolens_rec_hdr h;
+            std::memcpy(&h, all.data() + end, sizeof h);
+            end += h.size;
+        }
+        spans.push_back(all.subspan(off, end - off));
+        off = end;
+    }
+    ASSERT_GT(spans.size(), 5u);
+    // Damage at the end: both walks stop at the same record.
+    const std::vector<std::byte> tail(7, std::byte{0xff});
+    spans.push_back(tail);
+
+    ReportBuilder one(opt);
+    one.set_capture(cap);
+    for (const auto& [pid, vars] : env) one.add_process_env(pid, vars);
+    std::vector<std::string> errors_one;
+    for (const auto& sp : spans)
+        if (auto r = one.add_records(sp); !r) errors_one.push_back(r.error().message);
+
+    ReportBuilder two(opt);
+    two.set_capture(cap);
+    for (const auto& [pid, vars] : env) two.add_process_env(pid, vars);
+    two.prepare_ahead();
+    std::atomic<size_t> prepared{0};
+    std::thread ahead([&] {
+        for (const auto& sp : spans) {
+            two.prepare_records(sp);
+            prepared.fetch_add(1, std::memory_order_release);
+        }
+    });
+    std::vector<std::string> errors_two;
+    for (size_t i = 0; i < spans.size(); ++i) {
+        while (prepared.load(std::memory_order_acquire) <= i) std::this_thread::yield();
+        if (auto r = two.add_records(spans[i]); !r) errors_two.push_back(r.error().message);
+    }
+    ahead.join();
+    EXPECT_EQ(one.records_seen(), two.records_seen());
+    EXPECT_EQ(one.records_skipped(), two.records_skipped());
+    EXPECT_GT(one.records_skipped(), 0u);
+    ASSERT_EQ(errors_one.size(), 1u);
+    EXPECT_EQ(errors_one, errors_two);
+    const Report b = two.take();
+    const std::string got = report::report_to_json_text(b);
+    EXPECT_EQ(report::report_to_json_text(one.finish()), got);
+    // Cut or not, the spans give the whole stream's report (the damage adds nothing).
+    EXPECT_EQ(want, got);
 }
 
 }  // namespace

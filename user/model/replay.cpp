@@ -97,11 +97,18 @@ Result<Report> load_recording(const std::string& path, BuilderOptions options,
                               const std::function<void(const recording::Chunk&)>& observe) {
     Replay replay(options);
     std::string chunk_problem;
-    auto outcome = recording::read_file_streaming(path, [&](const recording::Chunk& chunk) {
-        if (auto r = replay.apply(chunk); !r && chunk_problem.empty()) chunk_problem = r.error().message;
-        if (observe) observe(chunk);
-        return true;
-    });
+    // Half of the records' walk (files and streams) on the reader's thread,
+    // as each chunk is read; the rest here. The sink never stops early, so
+    // every chunk prepared is applied.
+    replay.prepare_ahead();
+    auto outcome = recording::read_file_streaming(
+        path,
+        [&](const recording::Chunk& chunk) {
+            if (auto r = replay.apply(chunk); !r && chunk_problem.empty()) chunk_problem = r.error().message;
+            if (observe) observe(chunk);
+            return true;
+        },
+        [&](const recording::Chunk& chunk) { replay.prepare(chunk); });
     if (!outcome) return outcome.error();
     if (!replay.saw_meta())
         return make_error(path + " has no readable capture description (META chunk): " +

@@ -18,6 +18,14 @@ public:
     // Applies one chunk; unknown chunk types are skipped (forward compatible).
     Result<void> apply(const recording::Chunk& chunk);
     Result<void> apply_records(std::span<const std::byte> records);
+    // The walk on two threads (ReportBuilder::prepare_ahead): after
+    // prepare_ahead(), every chunk given to apply() must first have been given
+    // to prepare(), in the same order, which may run on another thread ahead
+    // of apply() (read_file_streaming's `prepare`).
+    void prepare_ahead() { builder_.prepare_ahead(); }
+    void prepare(const recording::Chunk& chunk) {
+        if (chunk.type == recording::ChunkType::Records) builder_.prepare_records(chunk.payload);
+    }
 
     bool saw_meta() const { return saw_meta_; }
     bool saw_end() const { return saw_end_; }

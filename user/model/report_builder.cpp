@@ -6,7 +6,9 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <memory>
 #include <optional>
@@ -59,7 +61,10 @@ Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
 // are listed (most jobs) needs no second pass over the log, and the memory
 // this takes is bounded by max_files.
 // Fields ordered so that no padding is left between them (256 bytes): a job
-// may touch millions of files.
+// may touch millions of files. The walk's two passes write different fields
+// (State::file_syscall): the file pass path, size, dl_index, calls,
+// rw_bytes, page_cache's event fields, readahead and async; the process pass
+// access, page_cache's read fields, reads, reads_clipped, ops and paths.
 struct FileAccum {
     std::string path;
     uint64_t ino = 0;
@@ -235,10 +240,49 @@ struct ReportBuilder::State {
         return recent_files.put(k, files[at]);
     }
 
-    // has_cache: the record carries the page-cache fields (not a
+    // What the process pass needs of the file pass, for one syscall record:
+    // its file (FileAccum elements never move), its index in the DL log and
+    // its stream's file part.
+    struct PreparedCall {
+        FileAccum* file = nullptr;  // none: the call has no file
+        uint32_t file_index = CallEvent::kNoFile;
+        uint32_t stream_file = kNoFileStream;  // the call's stream's (stream_key_of)
+        bool deferred = false;                 // FileAccum::deferred()
+        // Calls in a row that this stands for (a run of reads of one file,
+        // a SYSCALL_RUN record): the file pass's output stays small.
+        uint32_t count = 1;
+        bool same(const PreparedCall& o) const {
+            return file == o.file && file_index == o.file_index && stream_file == o.stream_file &&
+                   deferred == o.deferred;
+        }
+    };
+    // The records are walked in two passes that share nothing they write
+    // (PreparedCall carries what the second needs of the first): the file
+    // pass (the file table and index, each file's identity, calls, bytes,
+    // page-cache events and read-ahead, async depth; DlLog::files;
+    // pagecache_logged) and the process pass (everything else: processes,
+    // streams, the access judge, the log, and each file's OpStats, paths,
+    // read hits and misses, runs of reads and access counts). A file's
+    // fields are written by one pass only (PageCacheStats: the events' fields
+    // by the file pass, add_read's by the process pass). Each sees
+    // every record in order, so running the file pass on another thread,
+    // ahead, gives the very state one thread would (ReportBuilder::
+    // prepare_records); the walk is otherwise two cache-missing halves on one
+    // core. has_cache: the record carries the page-cache fields (not a
     // IOLENS_SYSCALL_REC_V1_SIZE record).
-    void on_syscall(const iolens_syscall_rec& r, bool has_cache);
-    void on_pagecache(const iolens_pagecache_rec& r);
+    PreparedCall file_syscall(const iolens_syscall_rec& r, bool has_cache);
+    void process_syscall(const iolens_syscall_rec& r, bool has_cache, const PreparedCall& prepared);
+    void file_pagecache(const iolens_pagecache_rec& r);
+    void process_pagecache(const iolens_pagecache_rec& r);
+    // Page-cache events the process pass adds to log.page_cache, counted by
+    // the file pass (a read-ahead span's log_index).
+    size_t pagecache_logged = 0;
+    // The file pass's output of records prepared ahead, one per RECORDS
+    // span, taken in order by add_records; spares for reuse.
+    std::mutex prepared_m;
+    std::deque<std::vector<PreparedCall>> prepared;
+    std::vector<std::vector<PreparedCall>> prepared_spare;
+    bool prepare_ahead = false;
     void note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r);
     void keep_read_span(FileAccum& f, const ReadSpan& span);
     // Judges the read-ahead pages of every file and charges what was never
@@ -248,7 +292,7 @@ struct ReportBuilder::State {
                          std::vector<PageCacheStats>& listed_ra,
                          std::vector<std::pair<size_t, uint64_t>>& unused_events) const;
     void on_block(const iolens_block_rec& r);
-    void on_file(const iolens_file_rec& r, const char* path);
+    void on_file(const iolens_file_rec& r, const char* path);  // the file pass
     void on_fork(const iolens_proc_rec& r);
     void on_exec(const iolens_exec_rec& r, const char* args);
     void on_exit(const iolens_proc_rec& r);
@@ -260,30 +304,51 @@ struct ReportBuilder::State {
     Report finish(bool release);
 };
 
-void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cache) {
+ReportBuilder::State::PreparedCall ReportBuilder::State::file_syscall(const iolens_syscall_rec& r,
+                                                                      bool has_cache) {
+    (void)has_cache;  // the process pass splits the reads
+    PreparedCall out;
+    // A class added by a newer kernel side (skipped), or a call without a file.
+    if (r.op >= kOpCount || !(r.flags & IOLENS_SC_HAS_FILE)) return out;
+    FileAccum& f = file(r.dev, r.ino);
+    out.file = &f;
+    out.stream_file = stream_file(&f);
+    if (options.dl_attribution) {
+        // DlLog::files is the file pass's: the process pass never reads it.
+        if (f.dl_index == FileAccum::kNoDlIndex) f.dl_index = log.add_file(r.dev, r.ino);
+        out.file_index = f.dl_index;
+    }
+    out.deferred = f.deferred();
+    f.calls++;
+    // What a read or write moved (a CallEvent's bytes with kHasSize and no kError).
+    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && r.ret >= 0)
+        f.rw_bytes += static_cast<uint64_t>(r.ret);
+    const int path = (r.flags & IOLENS_SC_PATH_MASK) >> IOLENS_SC_PATH_SHIFT;
+    if (path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING) {
+        if (!f.async) f.async = std::make_unique<AsyncDepth>();
+        f.async->add(r.start_ns, r.duration_ns);
+    }
+    return out;
+}
+
+void ReportBuilder::State::process_syscall(const iolens_syscall_rec& r, bool has_cache,
+                                           const PreparedCall& prepared) {
     if (r.op >= kOpCount) {  // a class added by a newer kernel side
         skipped++;
         return;
     }
     ProcessStats& p = process(r.pid);
-    const bool has_file = r.flags & IOLENS_SC_HAS_FILE;
-    // Without the fields a read's hits are unknown, not "all of it".
-    std::optional<CacheRead> cache_read;
-    FileAccum* f = has_file ? &file(r.dev, r.ino) : nullptr;
     // This call's (process, file) stream, looked up once (below, up to three uses).
     Stream* st = nullptr;
+    // Without the fields a read's hits are unknown, not "all of it".
+    std::optional<CacheRead> cache_read;
     if (has_cache && is_counted_read(r)) {
-        st = &stream(r.pid, stream_file(f));
+        st = &stream(r.pid, prepared.stream_file);
         cache_read = split_read(r, st->prefetched);
         page_cache.add_read(*cache_read);
         p.page_cache.add_read(*cache_read);
     }
-    uint32_t file_index = CallEvent::kNoFile;
-    if (f && options.dl_attribution) {
-        if (f->dl_index == FileAccum::kNoDlIndex) f->dl_index = log.add_file(r.dev, r.ino);
-        file_index = f->dl_index;
-    }
-    const CallEvent e = make_call_event(r, cache_read, file_index);
+    const CallEvent e = make_call_event(r, cache_read, prepared.file_index);
     account(p.ops[r.op], e);
     // Plain syscalls are what the other paths leave (PathTable::complete).
     const int path = (r.flags & IOLENS_SC_PATH_MASK) >> IOLENS_SC_PATH_SHIFT;
@@ -296,18 +361,12 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
         log.calls.push_back(e);
         log.saw(r.start_ns, r.start_ns + r.duration_ns);
     }
-    const bool async = path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING;
-    if (async) async_depth[r.pid].add(r.start_ns, r.duration_ns);
+    if (path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING)
+        async_depth[r.pid].add(r.start_ns, r.duration_ns);
+    FileAccum* f = prepared.file;
     if (!f) return;
-    f->calls++;
-    if ((r.op == IOLENS_OP_READ || r.op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) &&
-        !e.has(CallEvent::kError))
-        f->rw_bytes += e.bytes;
-    if (!f->deferred()) f->account_live(r.op, e);
-    if (async) {
-        if (!f->async) f->async = std::make_unique<AsyncDepth>();
-        f->async->add(r.start_ns, r.duration_ns);
-    }
+    // The file's fields this pass writes (FileAccum: the file pass writes others).
+    if (!prepared.deferred) f->account_live(r.op, e);
     if (path_ops) {
         if (!f->paths) f->paths = std::make_unique<PathTable>();
         account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
@@ -321,7 +380,7 @@ void ReportBuilder::State::on_syscall(const iolens_syscall_rec& r, bool has_cach
     if ((r.op != IOLENS_OP_READ && r.op != IOLENS_OP_WRITE) || r.offset == IOLENS_NO_OFFSET || r.ret <= 0)
         return;
     // In start order: a process's threads may share the file (access_pattern.h).
-    if (!st) st = &stream(r.pid, stream_file(f));
+    if (!st) st = &stream(r.pid, prepared.stream_file);
     access.add(st->access, f->access, r.tid, r.start_ns, r.offset, r.offset + static_cast<uint64_t>(r.ret));
 }
 
@@ -342,19 +401,29 @@ void ReportBuilder::State::keep_read_span(FileAccum& f, const ReadSpan& span) {
     read_spans++;
 }
 
-void ReportBuilder::State::on_pagecache(const iolens_pagecache_rec& r) {
-    if (r.kind != IOLENS_PC_FAULT_IN && r.kind != IOLENS_PC_EVICT && r.kind != IOLENS_PC_RESIDENT) {
-        skipped++;  // newer kernel side
-        return;
-    }
-    page_cache.add_pagecache(r);
+static bool known_pagecache_kind(const iolens_pagecache_rec& r) {
+    return r.kind == IOLENS_PC_FAULT_IN || r.kind == IOLENS_PC_EVICT || r.kind == IOLENS_PC_RESIDENT;
+}
+
+void ReportBuilder::State::file_pagecache(const iolens_pagecache_rec& r) {
+    if (!known_pagecache_kind(r)) return;  // newer kernel side: skipped
     if (r.ino != 0) file(r.dev, r.ino).page_cache.add_pagecache(r);
     if ((r.flags & IOLENS_PCF_READAHEAD) && r.ino != 0 && r.kind != IOLENS_PC_FAULT_IN) {
         ReadaheadSpan span{r.index, r.index + r.bytes / 4096,    r.first_ns, r.ts_ns, r.ra_bytes,
                            r.pid,   r.kind == IOLENS_PC_RESIDENT};
-        if (options.dl_attribution) span.log_index = log.page_cache.size();
+        if (options.dl_attribution) span.log_index = pagecache_logged;
         file(r.dev, r.ino).readahead.push_back(span);
     }
+    // As process_pagecache adds to log.page_cache.
+    if (r.kind != IOLENS_PC_RESIDENT && options.dl_attribution) pagecache_logged++;
+}
+
+void ReportBuilder::State::process_pagecache(const iolens_pagecache_rec& r) {
+    if (!known_pagecache_kind(r)) {
+        skipped++;  // newer kernel side
+        return;
+    }
+    page_cache.add_pagecache(r);
     if (r.kind == IOLENS_PC_RESIDENT) return;  // nothing happened to the cache
     uint32_t charged = 0;
     if (r.pid != 0) {
@@ -461,8 +530,117 @@ void ReportBuilder::add_process_env(uint32_t pid, const std::map<std::string, st
 uint64_t ReportBuilder::records_seen() const { return state_->records; }
 uint64_t ReportBuilder::records_skipped() const { return state_->skipped; }
 
+namespace {
+
+// The walk_records handlers of the two passes (State::file_syscall).
+struct FilePass {
+    ReportBuilder::State& s;
+    std::vector<ReportBuilder::State::PreparedCall>& out;
+    void on_syscall(const iolens_syscall_rec& r, bool has_cache) {
+        const ReportBuilder::State::PreparedCall c = s.file_syscall(r, has_cache);
+        if (!out.empty() && out.back().same(c) && out.back().count < UINT32_MAX)
+            out.back().count++;
+        else
+            out.push_back(c);
+    }
+    void on_pagecache(const iolens_pagecache_rec& r) { s.file_pagecache(r); }
+    void on_file(const iolens_file_rec& r, const char* path) { s.on_file(r, path); }
+    void on_block(const iolens_block_rec&) {}
+    void on_fork(const iolens_proc_rec&) {}
+    void on_exec(const iolens_exec_rec&, const char*) {}
+    void on_exit(const iolens_proc_rec&) {}
+    void on_marker(const iolens_marker_rec&) {}
+    void on_offcpu(const iolens_offcpu_rec&) {}
+    void on_unknown(uint16_t) {}
+};
+
+struct ProcessPass {
+    ReportBuilder::State& s;
+    const std::vector<ReportBuilder::State::PreparedCall>& prepared;
+    size_t next = 0;    // prepared[next] stands for the next call ...
+    uint32_t used = 0;  // ... once `used` of its calls are done
+    void on_syscall(const iolens_syscall_rec& r, bool has_cache) {
+        // The file pass walked the same bytes and stops where this walk does.
+        static const ReportBuilder::State::PreparedCall none;
+        const auto& c = next < prepared.size() ? prepared[next] : none;
+        s.process_syscall(r, has_cache, c);
+        if (++used >= c.count) {
+            next++;
+            used = 0;
+        }
+    }
+    void on_pagecache(const iolens_pagecache_rec& r) { s.process_pagecache(r); }
+    void on_file(const iolens_file_rec&, const char*) {}
+    void on_block(const iolens_block_rec& r) { s.on_block(r); }
+    void on_fork(const iolens_proc_rec& r) { s.on_fork(r); }
+    void on_exec(const iolens_exec_rec& r, const char* args) { s.on_exec(r, args); }
+    void on_exit(const iolens_proc_rec& r) { s.on_exit(r); }
+    void on_marker(const iolens_marker_rec& r) { s.on_marker(r); }
+    void on_offcpu(const iolens_offcpu_rec& r) { s.on_offcpu(r); }
+    void on_unknown(uint16_t type) { s.on_unknown(type); }
+};
+
+// Both passes record by record, on one thread.
+struct BothPasses {
+    ReportBuilder::State& s;
+    void on_syscall(const iolens_syscall_rec& r, bool has_cache) {
+        s.process_syscall(r, has_cache, s.file_syscall(r, has_cache));
+    }
+    void on_pagecache(const iolens_pagecache_rec& r) {
+        s.file_pagecache(r);
+        s.process_pagecache(r);
+    }
+    void on_file(const iolens_file_rec& r, const char* path) { s.on_file(r, path); }
+    void on_block(const iolens_block_rec& r) { s.on_block(r); }
+    void on_fork(const iolens_proc_rec& r) { s.on_fork(r); }
+    void on_exec(const iolens_exec_rec& r, const char* args) { s.on_exec(r, args); }
+    void on_exit(const iolens_proc_rec& r) { s.on_exit(r); }
+    void on_marker(const iolens_marker_rec& r) { s.on_marker(r); }
+    void on_offcpu(const iolens_offcpu_rec& r) { s.on_offcpu(r); }
+    void on_unknown(uint16_t type) { s.on_unknown(type); }
+};
+
+}  // namespace
+
+void ReportBuilder::prepare_ahead() { state_->prepare_ahead = true; }
+
+void ReportBuilder::prepare_records(std::span<const std::byte> records) {
+    State& s = *state_;
+    std::vector<State::PreparedCall> out;
+    {
+        std::lock_guard lk(s.prepared_m);
+        if (!s.prepared_spare.empty()) {
+            out = std::move(s.prepared_spare.back());
+            s.prepared_spare.pop_back();
+        }
+    }
+    out.clear();
+    FilePass pass{s, out};
+    uint64_t walked = 0;
+    (void)walk_records(records, pass, walked);  // the process pass reports damage
+    std::lock_guard lk(s.prepared_m);
+    s.prepared.push_back(std::move(out));
+}
+
 Result<void> ReportBuilder::add_records(std::span<const std::byte> records) {
-    return walk_records(records, *state_, state_->records);
+    State& s = *state_;
+    if (!s.prepare_ahead) {
+        BothPasses both{s};
+        return walk_records(records, both, s.records);
+    }
+    std::vector<State::PreparedCall> prepared;
+    {
+        std::lock_guard lk(s.prepared_m);
+        if (!s.prepared.empty()) {
+            prepared = std::move(s.prepared.front());
+            s.prepared.pop_front();
+        }
+    }
+    ProcessPass pass{s, prepared};
+    auto r = walk_records(records, pass, s.records);
+    std::lock_guard lk(s.prepared_m);
+    if (s.prepared_spare.size() < 8) s.prepared_spare.push_back(std::move(prepared));
+    return r;
 }
 
 namespace {

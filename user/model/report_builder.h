@@ -64,6 +64,17 @@ public:
     // returns an error naming its byte offset in `records` (the records before
     // it are kept). Records of unknown type are skipped by their size.
     Result<void> add_records(std::span<const std::byte> records);
+    // Two threads for the walk: after prepare_ahead(), every span given to
+    // add_records must first have been given to prepare_records, in the same
+    // order (the same bytes), which may run on another thread, ahead of
+    // add_records (a reader's: recording::read_file_streaming's `prepare`).
+    // prepare_records walks the records for the files and streams (half of
+    // the walk's cost: their tables are large and probed at random) and
+    // add_records for the rest; the report is the same as from add_records
+    // alone. Calls of one of them must not overlap each other, and finish()
+    // or take() comes after the last of both.
+    void prepare_ahead();
+    void prepare_records(std::span<const std::byte> records);
     uint64_t records_seen() const;     // well-formed records walked, skipped ones included
     uint64_t records_skipped() const;  // unknown record types, syscall classes or page-cache
                                        // kinds (newer kernel side)
@@ -74,8 +85,9 @@ public:
     // builder is spent.
     Report take();
 
+    struct State;  // report_builder.cpp's
+
 private:
-    struct State;
     std::unique_ptr<State> state_;
 };
 

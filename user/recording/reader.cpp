@@ -393,7 +393,10 @@ class ReadAhead {
 public:
     static constexpr size_t kAhead = 4;
 
-    ReadAhead(ChunkWalker& walker, ReadOutcome& out) : walker_(walker), out_(out) {
+    // prepare, if set, runs on the reader's thread on each chunk before it is
+    // handed on.
+    ReadAhead(ChunkWalker& walker, ReadOutcome& out, const std::function<void(const Chunk&)>& prepare)
+        : walker_(walker), out_(out), prepare_(prepare) {
         thread_ = std::thread([this] { run(); });
     }
     ~ReadAhead() { stop(); }
@@ -470,6 +473,7 @@ private:
                 // The walker and the outcome are this thread's until done_.
                 const bool got = walker_.next(r.chunk);
                 if (got) r.counts.take(out_);
+                if (got && prepare_) prepare_(r.chunk);
                 std::lock_guard lk(m_);
                 if (!got) break;
                 ready_.push_back(std::move(r));
@@ -486,6 +490,7 @@ private:
 
     ChunkWalker& walker_;
     ReadOutcome& out_;
+    const std::function<void(const Chunk&)>& prepare_;
     std::mutex m_;
     std::condition_variable cv_;
     std::deque<Ready> ready_;
@@ -498,7 +503,8 @@ private:
 
 // Reads the whole file, handing each intact chunk to sink (which may move its
 // payload out). sink returns false to stop.
-Result<ReadOutcome> read_chunks(const std::string& path, const std::function<bool(Chunk&)>& sink) {
+Result<ReadOutcome> read_chunks(const std::string& path, const std::function<bool(Chunk&)>& sink,
+                                const std::function<void(const Chunk&)>& prepare = {}) {
     ReadOutcome out;
     auto fd = open_recording(path, out);
     if (!fd) return fd.error();
@@ -508,7 +514,7 @@ Result<ReadOutcome> read_chunks(const std::string& path, const std::function<boo
     ChunkWalker walker(in, fd->get(), path, out, *header_size);
     Chunk chunk{ChunkType::Meta, {}};
     bool stopped = false;
-    ReadAhead ahead(walker, out);
+    ReadAhead ahead(walker, out, prepare);
     while (!stopped && ahead.next(chunk)) stopped = !sink(chunk);
     ahead.stop();
     walker.finish(stopped);
@@ -537,8 +543,10 @@ Result<ReadOutcome> read_file(const std::string& path) {
 }
 
 Result<ReadOutcome> read_file_streaming(const std::string& path,
-                                        const std::function<bool(const Chunk&)>& on_chunk) {
-    return read_chunks(path, [&](Chunk& c) { return on_chunk(c); });
+                                        const std::function<bool(const Chunk&)>& on_chunk,
+                                        const std::function<void(const Chunk&)>& prepare) {
+    return read_chunks(
+        path, [&](Chunk& c) { return on_chunk(c); }, prepare);
 }
 
 }  // namespace iolens::recording

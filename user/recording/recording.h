@@ -200,7 +200,11 @@ Result<ReadOutcome> read_file(const std::string& path);
 // read, so a 10-million-event file never sits in memory at once. The Chunk
 // passed is only valid during the call (its buffer is reused). on_chunk returns
 // false to stop (outcome.stopped is then set). outcome.chunks stays empty.
+// prepare, if set, sees each chunk first, on the thread that reads ahead
+// (while on_chunk works on earlier chunks), in the same order; it may see up
+// to a few chunks more than on_chunk when on_chunk stops.
 Result<ReadOutcome> read_file_streaming(const std::string& path,
-                                        const std::function<bool(const Chunk&)>& on_chunk);
+                                        const std::function<bool(const Chunk&)>& on_chunk,
+                                        const std::function<void(const Chunk&)>& prepare = {});
 
 }  // namespace iolens::recording
