@@ -299,8 +299,28 @@ TEST(PageCacheModel, UnknownKindsAreSkippedAndShortRecordsAreErrors) {
 }
 
 TEST(PageCacheModel, MergeAddsEveryField) {
-    PageCacheStats a{1, 2, 3, 4, 10, 5, 6, 7, 8, 9, 3};
-    const PageCacheStats b{10, 20, 30, 40, 100, 50, 60, 70, 80, 90, 30};
+    PageCacheStats a{.hit_bytes = 1,
+                     .miss_bytes = 2,
+                     .readahead_bytes = 3,
+                     .blocked_ns = 8,
+                     .direct_bytes = 9,
+                     .readahead_unused_bytes = 4,
+                     .readahead_unread_bytes = 10,
+                     .fault_bytes = 5,
+                     .major_faults = 6,
+                     .evicted_bytes = 7,
+                     .evicted_by_job_bytes = 3};
+    const PageCacheStats b{.hit_bytes = 10,
+                           .miss_bytes = 20,
+                           .readahead_bytes = 30,
+                           .blocked_ns = 80,
+                           .direct_bytes = 90,
+                           .readahead_unused_bytes = 40,
+                           .readahead_unread_bytes = 100,
+                           .fault_bytes = 50,
+                           .major_faults = 60,
+                           .evicted_bytes = 70,
+                           .evicted_by_job_bytes = 30};
     a.merge(b);
     EXPECT_EQ(a.hit_bytes, 11u);
     EXPECT_EQ(a.miss_bytes, 22u);

@@ -20,10 +20,15 @@ struct CacheRead {
     uint64_t direct_bytes = 0;  // an O_DIRECT read: what it returned came from the device
 };
 
+// The fields add_read writes come first, together (40 bytes: one cache line
+// of the report builder's file entries, whose page-cache events another
+// thread adds: report_builder.cpp, FileAccum).
 struct PageCacheStats {
     uint64_t hit_bytes = 0;        // bytes reads returned that were cached already (split_read)
     uint64_t miss_bytes = 0;       // bytes reads brought into the cache (readahead included)
     uint64_t readahead_bytes = 0;  // of miss_bytes, brought in once readahead started
+    uint64_t blocked_ns = 0;       // uninterruptible sleep inside the counted reads
+    uint64_t direct_bytes = 0;     // bytes O_DIRECT reads returned (from the device, past the cache)
     // Of readahead_bytes, evicted before the job read them (judged from the
     // job's reads of the pages between their insertion and their eviction).
     uint64_t readahead_unused_bytes = 0;
@@ -33,8 +38,6 @@ struct PageCacheStats {
     uint64_t fault_bytes = 0;  // brought in by page faults on file mappings
     uint64_t major_faults = 0;
     uint64_t evicted_bytes = 0;
-    uint64_t blocked_ns = 0;    // uninterruptible sleep inside the counted reads
-    uint64_t direct_bytes = 0;  // bytes O_DIRECT reads returned (from the device, past the cache)
     // Of evicted_bytes, those the job dropped itself (IOLENS_PCF_BY_JOB: its own
     // fadvise DONTNEED, truncate, ...), not reclaim.
     uint64_t evicted_by_job_bytes = 0;

@@ -100,7 +100,9 @@ Result<Report> load_recording(const std::string& path, BuilderOptions options,
     // Half of the records' walk (files and streams) on the reader's thread,
     // as each chunk is read; the rest here. The sink never stops early, so
     // every chunk prepared is applied.
-    replay.prepare_ahead();
+    // BuilderOptions::threads 1: the whole walk here.
+    const bool ahead = builder_threads(options.threads) > 1;
+    if (ahead) replay.prepare_ahead();
     auto outcome = recording::read_file_streaming(
         path,
         [&](const recording::Chunk& chunk) {
@@ -108,7 +110,9 @@ Result<Report> load_recording(const std::string& path, BuilderOptions options,
             if (observe) observe(chunk);
             return true;
         },
-        [&](const recording::Chunk& chunk) { replay.prepare(chunk); });
+        [&](const recording::Chunk& chunk) {
+            if (ahead) replay.prepare(chunk);
+        });
     if (!outcome) return outcome.error();
     if (!replay.saw_meta())
         return make_error(path + " has no readable capture description (META chunk): " +

@@ -60,33 +60,40 @@ Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
 // calls come, for the syscall classes they saw: a job of fewer files than
 // are listed (most jobs) needs no second pass over the log, and the memory
 // this takes is bounded by max_files.
-// Fields ordered so that no padding is left between them (256 bytes): a job
-// may touch millions of files. The walk's two passes write different fields
-// (State::file_syscall): the file pass path, size, dl_index, calls,
-// rw_bytes, page_cache's event fields, readahead and async; the process pass
-// access, page_cache's read fields, reads, reads_clipped, ops and paths.
+// 256 bytes (a job may touch millions of files), laid out for the walk's two
+// passes (State::file_syscall), which write different fields on different
+// threads and miss the cache on nearly every new file: what the file pass
+// writes for every call is in the first cache line, what the process pass
+// writes for every read (access, page_cache's read fields) in the second;
+// the rest is written rarely. The file pass writes ino, calls, rw_bytes,
+// dl_index, readahead, page_cache's event fields, size, async and path; the
+// process pass reads_clipped, access, ops, page_cache's read fields, reads
+// and paths.
 struct FileAccum {
-    std::string path;
+    // First cache line (the file pass, every call).
     uint64_t ino = 0;
-    uint64_t size = 0;
+    uint64_t calls = 0;
+    uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
     uint32_t dev = 0;
     uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     uint32_t index = 0;          // its own place in State::files (its streams' keys)
-    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
     bool early = false;          // among the first max_files files seen: OpStats kept live
-    AccessCounts access;         // judged so far (sequential vs random)
-    PageCacheStats page_cache;
-    // For the readahead judgement (readahead_judge.h): the reads of the
-    // file (streams' runs once they ended), and its read-ahead pages.
-    std::vector<ReadSpan> reads;
+    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
+    // For the readahead judgement (readahead_judge.h): its read-ahead pages,
+    // and (below) the reads of the file (streams' runs once they ended).
     std::vector<ReadaheadSpan> readahead;
-    uint64_t calls = 0;
-    uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
+    // Second cache line (the process pass, every read): access, ops and
+    // the first 40 bytes of page_cache (the read fields).
+    AccessCounts access;  // judged so far (sequential vs random)
     // Kept as calls come (see above).
     std::unique_ptr<std::array<std::unique_ptr<OpStats>, kOpCount>> ops;
-    std::unique_ptr<PathTable> paths;   // once a call took a path other than syscalls
+    PageCacheStats page_cache;
+    uint64_t size = 0;
     std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
+    std::string path;
+    std::vector<ReadSpan> reads;
+    std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
 
     bool in_log() const { return dl_index < CallEvent::kNoFile; }
     // Its OpStats are made at the end from the log (not kept live).
@@ -120,6 +127,7 @@ struct FileAccum {
         return f;
     }
 };
+static_assert(sizeof(FileAccum) == 256, "a cache line for each pass (see above); millions of files");
 
 }  // namespace
 

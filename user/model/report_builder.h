@@ -38,8 +38,10 @@ struct BuilderOptions {
     // Threads the walks of the DL log in finish() may use (0: the CPUs there
     // are, at most 4; builder_threads): 1 walks everything on the calling
     // thread; more runs the independent walks side by side and splits the
-    // ranks' start-order walks into that many groups (dl_attribution.cpp).
-    // The report is the same whatever the number; tests compare 1 with more.
+    // ranks' start-order walks into that many groups (dl_attribution.cpp);
+    // load_recording also walks the records on two threads (prepare_records)
+    // unless it is 1. The report is the same whatever the number; tests
+    // compare 1 with more.
     size_t threads = 0;
 };
 
@@ -71,8 +73,10 @@ public:
     // prepare_records walks the records for the files and streams (half of
     // the walk's cost: their tables are large and probed at random) and
     // add_records for the rest; the report is the same as from add_records
-    // alone. Calls of one of them must not overlap each other, and finish()
-    // or take() comes after the last of both.
+    // alone. Calls of one of them must not overlap each other; every span
+    // prepared must then be given to add_records (a span prepared and never
+    // added would count in the files' figures); finish() or take() comes
+    // after the last of both (not while spans are being prepared).
     void prepare_ahead();
     void prepare_records(std::span<const std::byte> records);
     uint64_t records_seen() const;     // well-formed records walked, skipped ones included
