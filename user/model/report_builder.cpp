@@ -567,9 +567,15 @@ struct ProcessPass {
     const std::vector<ReportBuilder::State::PreparedCall>& prepared;
     size_t next = 0;    // prepared[next] stands for the next call ...
     uint32_t used = 0;  // ... once `used` of its calls are done
+    static constexpr size_t kAhead = 6;
     void on_syscall(const iolens_syscall_rec& r, bool has_cache) {
         // The file pass walked the same bytes and stops where this walk does.
         static const ReportBuilder::State::PreparedCall none;
+        // The file entries a few calls on: their second cache line (the
+        // fields this pass writes) is far in memory; the address is known.
+        if (next + kAhead < prepared.size() && used == 0)
+            if (const FileAccum* f = prepared[next + kAhead].file)
+                __builtin_prefetch(reinterpret_cast<const char*>(f) + 64, 1);
         const auto& c = next < prepared.size() ? prepared[next] : none;
         s.process_syscall(r, has_cache, c);
         if (++used >= c.count) {
