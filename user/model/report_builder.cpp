@@ -109,8 +109,9 @@ struct FileAccum {
     // pending: accesses still waiting in their streams' windows, judged.
     // Without the OpStats of a file in the log (finish() adds them) and
     // without paths.complete(), which needs them.
-    FileStats stats(const AccessCounts& pending) const {
-        FileStats f;
+    // Into f, a FileStats just made (FileStats is ~2 KiB: filled in place,
+    // not returned and moved).
+    void stats(FileStats& f, const AccessCounts& pending) const {
         f.path = path;
         f.dev = dev;
         f.ino = ino;
@@ -124,7 +125,6 @@ struct FileAccum {
         f.software = software_path(path);
         if (paths) f.paths = *paths;
         if (async) f.async = async->stats();
-        return f;
     }
 };
 static_assert(sizeof(FileAccum) == 256, "a cache line for each pass (see above); millions of files");
@@ -795,7 +795,7 @@ Report ReportBuilder::State::finish(bool release) {
     std::vector<uint32_t> slot_of;
     for (size_t i = 0; i < keep; ++i) {
         const auto it = pending.find(&ranked[i]->access);
-        r.files.push_back(ranked[i]->stats(it == pending.end() ? AccessCounts{} : it->second));
+        ranked[i]->stats(r.files.emplace_back(), it == pending.end() ? AccessCounts{} : it->second);
         charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
         if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
         if (ranked[i]->deferred()) {
@@ -824,11 +824,15 @@ Report ReportBuilder::State::finish(bool release) {
         in.page_cache_unused = std::move(unused_events);
         in.timeline_bins = s.options.timeline_bins;
         in.threads = s.options.threads;
-        in.file_paths.reserve(s.log.files.size());
-        for (const auto& id : s.log.files) {
-            const uint32_t fi = s.find_file(file_key(id.dev, id.ino));
-            in.file_paths.push_back(fi != util::FlatIndex<Key, KeyHash>::kNone ? s.files[fi].path
-                                                                               : std::string());
+        // Each file of the log is the one file entry whose dl_index names it:
+        // the entries in order (not a look-up of each log file's key, which
+        // misses the cache twice), their paths moved out when they are freed
+        // next.
+        in.file_paths.resize(s.log.files.size());
+        for (size_t i = 0; i < s.files.size(); ++i) {
+            FileAccum& f = s.files[i];
+            if (f.dl_index >= in.file_paths.size()) continue;
+            in.file_paths[f.dl_index] = release ? std::move(f.path) : f.path;
         }
         if (release) {
             s.recent_files.clear();
