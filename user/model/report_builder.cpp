@@ -111,8 +111,9 @@ struct FileAccum {
     // without paths.complete(), which needs them.
     // Into f, a FileStats just made (FileStats is ~2 KiB: filled in place,
     // not returned and moved).
-    void stats(FileStats& f, const AccessCounts& pending) const {
-        f.path = path;
+    // Its path: `path`, or where finish() moved it.
+    void stats(FileStats& f, const std::string& its_path, const AccessCounts& pending) const {
+        f.path = its_path;
         f.dev = dev;
         f.ino = ino;
         f.size = size;
@@ -122,7 +123,7 @@ struct FileAccum {
         f.sequential = access.sequential + pending.sequential;
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
-        f.software = software_path(path);
+        f.software = software_path(its_path);
         if (paths) f.paths = *paths;
         if (async) f.async = async->stats();
     }
@@ -789,58 +790,75 @@ Report ReportBuilder::State::finish(bool release) {
         s.streams = util::Chunked<Stream>();
         s.stream_at = util::FlatIndex<uint64_t, util::IntHash>();
     }
-    r.files.reserve(keep);
-    // The listed files' calls in the DL log, accounted in log (record) order
-    // as they would have been while reading: slot of each log file index.
-    std::vector<uint32_t> slot_of;
-    for (size_t i = 0; i < keep; ++i) {
-        const auto it = pending.find(&ranked[i]->access);
-        ranked[i]->stats(r.files.emplace_back(), it == pending.end() ? AccessCounts{} : it->second);
-        charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
-        if (r.files.back().path.empty()) r.files.back().path = unnamed_file(ranked[i]->dev, ranked[i]->ino);
-        if (ranked[i]->deferred()) {
-            if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
-            slot_of[ranked[i]->dl_index] = static_cast<uint32_t>(i);
-        }
-    }
-    // That pass reads only the log and writes only the listed files' ops,
-    // which nothing below touches (the DL attribution reads neither): it
-    // runs on a thread of its own, beside it, and is joined before the
-    // report is returned.
-    std::future<void> listed;
-    if (!slot_of.empty())
-        listed =
-            std::async(builder_threads(s.options.threads) > 1 ? std::launch::async : std::launch::deferred,
-                       [&s, &r, slot_of = std::move(slot_of)] {
-                           CallLog::Cursor cur(s.log.calls);
-                           for (CallEvent e; cur.next(e);) {
-                               const uint32_t fi = e.file();
-                               if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
-                                   account(r.files[slot_of[fi]].ops[e.op()], e);
-                           }
-                       });
+    std::optional<DlInputs> in;
     if (s.options.dl_attribution) {
-        DlInputs in{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls};
-        in.page_cache_unused = std::move(unused_events);
-        in.timeline_bins = s.options.timeline_bins;
-        in.threads = s.options.threads;
+        in.emplace(DlInputs{s.log, s.env, s.options.rank_env_override, {}, s.options.reorder_calls});
+        in->page_cache_unused = std::move(unused_events);
+        in->timeline_bins = s.options.timeline_bins;
+        in->threads = s.options.threads;
         // Each file of the log is the one file entry whose dl_index names it:
         // the entries in order (not a look-up of each log file's key, which
-        // misses the cache twice), their paths moved out when they are freed
-        // next.
-        in.file_paths.resize(s.log.files.size());
+        // misses the cache twice), their paths moved out when they are freed.
+        in->file_paths.resize(s.log.files.size());
         for (size_t i = 0; i < s.files.size(); ++i) {
             FileAccum& f = s.files[i];
-            if (f.dl_index >= in.file_paths.size()) continue;
-            in.file_paths[f.dl_index] = release ? std::move(f.path) : f.path;
+            if (f.dl_index >= in->file_paths.size()) continue;
+            in->file_paths[f.dl_index] = release ? std::move(f.path) : f.path;
+        }
+    }
+    const std::vector<std::string> no_paths;
+    const std::vector<std::string>& log_paths = in ? in->file_paths : no_paths;
+    // The listed files' tables (a few KiB each, made and zeroed: ~35 MB for
+    // 10,000), then the files freed. The DL attribution reads neither (only
+    // the log and log_paths, which nothing writes now): with threads, this
+    // runs beside it. slot_of: the listed file of each log file index whose
+    // calls are accounted from the log (FileAccum::deferred).
+    std::vector<uint32_t> slot_of;
+    const auto build_listed = [&s, &r, &ranked, &pending, &listed_ra, &log_paths, &slot_of, keep, release] {
+        r.files.reserve(keep);
+        for (size_t i = 0; i < keep; ++i) {
+            const FileAccum& f = *ranked[i];
+            const auto it = pending.find(&f.access);
+            f.stats(r.files.emplace_back(), f.dl_index < log_paths.size() ? log_paths[f.dl_index] : f.path,
+                    it == pending.end() ? AccessCounts{} : it->second);
+            charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
+            if (r.files.back().path.empty()) r.files.back().path = unnamed_file(f.dev, f.ino);
+            if (f.deferred()) {
+                if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
+                slot_of[f.dl_index] = static_cast<uint32_t>(i);
+            }
         }
         if (release) {
             s.recent_files.clear();
             s.files = util::Chunked<FileAccum>();
             s.file_at = util::FlatIndex<Key, KeyHash>();
         }
-        attribute_dl(r, in);
+    };
+    // The listed files' calls in the DL log, accounted in log (record) order
+    // as they would have been while reading. It reads only the log and
+    // writes only the listed files' ops, which nothing below touches.
+    const auto listed_pass = [&s, &r, &slot_of] {
+        if (slot_of.empty()) return;
+        CallLog::Cursor cur(s.log.calls);
+        for (CallEvent e; cur.next(e);) {
+            const uint32_t fi = e.file();
+            if (fi < slot_of.size() && slot_of[fi] != UINT32_MAX)
+                account(r.files[slot_of[fi]].ops[e.op()], e);
+        }
+    };
+    // Declared after what it uses: destroyed first, it joins the thread
+    // even if the DL attribution throws.
+    std::future<void> listed;
+    if (builder_threads(s.options.threads) > 1) {
+        listed = std::async(std::launch::async, [&] {
+            build_listed();
+            listed_pass();
+        });
+    } else {
+        build_listed();
+        listed = std::async(std::launch::deferred, listed_pass);
     }
+    if (in) attribute_dl(r, *in);
     if (listed.valid()) listed.get();
     for (auto& f : r.files) f.paths.complete(f.ops);
     return r;
