@@ -40,9 +40,11 @@ Result<void> check_outputs(const OutputOptions& options, const std::string& reco
 
 Result<void> emit_report(const model::Report& report, const OutputOptions& options) {
     if (!options.json_path.empty()) {
-        std::string text = report::report_to_json_text(report);
-        text += '\n';
-        if (auto r = write_output_file(options.json_path, options.force, "the JSON report", text); !r)
+        const auto write = [&report](const PutText& put) -> Result<void> {
+            if (auto r = report::write_report_json(report, put); !r) return r;
+            return put("\n");
+        };
+        if (auto r = write_output_file(options.json_path, options.force, "the JSON report", write); !r)
             return r;
     }
     if (!options.html_path.empty())

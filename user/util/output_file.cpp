@@ -143,16 +143,26 @@ bool same_file(const std::string& a, const std::string& b) {
 
 Result<void> write_output_file(const std::string& path, bool force, std::string_view what,
                                std::string_view text) {
+    return write_output_file(path, force, what, [text](const PutText& put) { return put(text); });
+}
+
+Result<void> write_output_file(const std::string& path, bool force, std::string_view what,
+                               const std::function<Result<void>(const PutText&)>& write) {
     auto f = OutputFile::create(path, force, what);
     if (!f) return f.error();
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(f->fd(), text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            return errno_error("cannot write " + std::string(what) + " " + path, n == 0 ? ENOSPC : errno);
-        done += static_cast<size_t>(n);
-    }
+    const int fd = f->fd();
+    const auto put = [&](std::string_view text) -> Result<void> {
+        size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                return errno_error("cannot write " + std::string(what) + " " + path, n == 0 ? ENOSPC : errno);
+            done += static_cast<size_t>(n);
+        }
+        return {};
+    };
+    if (auto r = write(put); !r) return r;
     if (auto r = f->close(); !r) return r;
     return f->commit();
 }

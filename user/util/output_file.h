@@ -15,6 +15,7 @@
 //     command) leaves it as it was, and the temporary file is removed.
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -65,5 +66,10 @@ bool same_file(const std::string& a, const std::string& b);
 // Writes text to path through an OutputFile and commits it.
 Result<void> write_output_file(const std::string& path, bool force, std::string_view what,
                                std::string_view text);
+// The same, the text made in pieces: write(put) calls put with each in order
+// (a large text written while the rest is made).
+using PutText = std::function<Result<void>(std::string_view)>;
+Result<void> write_output_file(const std::string& path, bool force, std::string_view what,
+                               const std::function<Result<void>(const PutText&)>& write);
 
 }  // namespace iolens
