@@ -449,8 +449,10 @@ Result<void> write_report_json(const model::Report& r,
     const size_t n = r.files.size(), half = n / 2;
     std::string second;
     // Declared after what it writes: destroyed first, it joins the thread
-    // even if the first half throws.
-    std::future<void> made = std::async(std::launch::async, [&] { files(half, n, second); });
+    // even if the first half throws. Without a thread to be had, it is made
+    // here at get() (libstdc++ falls back to deferred).
+    std::future<void> made =
+        std::async(std::launch::async | std::launch::deferred, [&] { files(half, n, second); });
     std::string first;
     first.append(doc, 0, at);
     first += "\n  \"files\": [";
