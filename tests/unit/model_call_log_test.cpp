@@ -1,5 +1,5 @@
 // The compact forms behind the DL attribution give exactly what the full
-// per-call forms gave: CallLog round trips, the reorder buffer hands calls on
+// per-call forms gave: CallLog and BlockLog round trip, the reorder buffer hands calls on
 // in stable start order, StallSweep equals the union of sorted intervals, and
 // DataReadLog keeps a subsequence of the reads that infers the same epochs.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <random>
 
 #include "model/call_log.h"
+#include "model/dl_log.h"
 #include "model/epochs.h"
 #include "model/intervals.h"
 #include "model/stalls.h"
@@ -83,6 +84,122 @@ TEST(CallLog, RoundTripsEveryFieldAcrossBlocks) {
     EXPECT_FALSE(none.next(e));
 }
 
+// Whole pages are stored in pages (bytes, the page-cache split, a short
+// read's shortfall) and a blocked time as its difference from the call's
+// duration when that is shorter: every mix of those forms round trips.
+TEST(CallLog, RoundTripsWholePagesAndBlockedTimes) {
+    std::mt19937_64 rng(4);
+    const auto pick = [&](uint64_t n) { return rng() % n; };
+    const auto page_or_not = [&](uint64_t max_pages) {
+        const uint64_t v = pick(max_pages) << 12;
+        return pick(3) ? v : v + 1 + pick(4095);
+    };
+    std::vector<CallEvent> in;
+    CallLog log;
+    uint64_t t = 1'000'000;
+    for (int i = 0; i < 200'000; ++i) {
+        CallEvent e;
+        t += pick(3000);
+        e.start_ns = t;
+        e.duration_ns = pick(uint64_t{1} << (pick(40) + 1));
+        e.bytes = pick(8)   ? page_or_not(64)
+                  : pick(2) ? page_or_not(uint64_t{1} << 40)
+                            : UINT64_MAX - pick(2) * 4095;
+        switch (pick(4)) {
+            case 0:
+                e.requested = e.bytes;
+                break;
+            case 1:
+                e.requested = e.bytes + page_or_not(32);
+                break;  // short by whole pages, or not
+            case 2:
+                e.requested = e.bytes - page_or_not(32);
+                break;  // more than asked (mod 2^64)
+            default:
+                e.requested = rng();
+                break;
+        }
+        switch (pick(4)) {
+            case 0:
+                e.blocked_ns = 0;
+                break;
+            case 1:
+                e.blocked_ns = e.duration_ns - std::min(e.duration_ns, pick(100));
+                break;  // near it
+            case 2:
+                e.blocked_ns = e.duration_ns / (1 + pick(1000));
+                break;
+            default:
+                e.blocked_ns = e.duration_ns + pick(1u << 20);
+                break;  // past it
+        }
+        const auto clip = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
+        switch (pick(4)) {
+            case 0:  // all cached
+                e.hit_bytes = clip(e.bytes);
+                break;
+            case 1:  // none cached, read ahead in pages or not
+                e.miss_bytes = clip(e.bytes);
+                e.readahead_bytes = static_cast<uint32_t>(page_or_not(512));
+                break;
+            case 2:  // a mix
+                e.hit_bytes = static_cast<uint32_t>(page_or_not(1 << 19));
+                e.miss_bytes = pick(2) ? 0 : static_cast<uint32_t>(page_or_not(1 << 19));
+                e.readahead_bytes = pick(2) ? UINT32_MAX : static_cast<uint32_t>(page_or_not(512));
+                break;
+            default:
+                break;
+        }
+        e.pid = 100 + static_cast<uint32_t>(pick(3));
+        e.tid = e.pid;
+        e.packed = static_cast<uint32_t>(pick(16));
+        in.push_back(e);
+        log.push_back(e);
+    }
+    CallLog::Cursor cur(log);
+    size_t n = 0;
+    for (CallEvent e; cur.next(e); ++n) {
+        ASSERT_LT(n, in.size());
+        ASSERT_EQ(std::memcmp(&e, &in[n], sizeof e), 0) << n;
+    }
+    EXPECT_EQ(n, in.size());
+}
+
+// The block requests' log gives back every request, in order, across its
+// chunks: times that go back, whole pages or not, any pid, op and size.
+TEST(BlockLog, RoundTripsEveryRequest) {
+    std::mt19937_64 rng(5);
+    const auto pick = [&](uint64_t n) { return rng() % n; };
+    std::vector<BlockEvent> in;
+    BlockLog log;
+    uint64_t t = 5'000'000;
+    for (int i = 0; i < 100'000; ++i) {
+        BlockEvent e;
+        t += pick(20'000);
+        e.issue_ns = i == 3 ? 0 : i == 4 ? UINT64_MAX : pick(5) ? t : t - pick(std::min<uint64_t>(t, 50'000));
+        e.pid = pick(4) ? 300 + static_cast<uint32_t>(pick(3)) : static_cast<uint32_t>(rng());
+        e.bytes = pick(3) ? static_cast<uint32_t>(pick(256) << 12) : static_cast<uint32_t>(rng());
+        e.op = static_cast<uint8_t>(pick(4) ? pick(2) : rng());
+        in.push_back(e);
+        log.push_back(e);
+    }
+    EXPECT_EQ(log.size(), in.size());
+    BlockLog::Cursor cur(log);
+    size_t n = 0;
+    for (BlockEvent e; cur.next(e); ++n) {
+        ASSERT_LT(n, in.size());
+        ASSERT_EQ(e.issue_ns, in[n].issue_ns) << n;
+        ASSERT_EQ(e.pid, in[n].pid) << n;
+        ASSERT_EQ(e.bytes, in[n].bytes) << n;
+        ASSERT_EQ(e.op, in[n].op) << n;
+    }
+    EXPECT_EQ(n, in.size());
+    BlockLog empty;
+    BlockLog::Cursor none(empty);
+    BlockEvent e;
+    EXPECT_FALSE(none.next(e));
+}
+
 // A thread's loop of cached reads of one file (bench workload (a)): the
 // flags byte and the start and duration, little else.
 TEST(CallLog, ACachedReadLoopTakesAFewBytesACall) {
@@ -100,7 +217,9 @@ TEST(CallLog, ACachedReadLoopTakesAFewBytesACall) {
         log.push_back(e);
     }
     // Blocks are whole 2 MiB: count the bytes used through the blocks taken.
-    EXPECT_LE(log.bytes(), 8u * n + CallLog::kBlockBytes);
+    // 6 bytes a call: the flags, the start and the duration (2 each), the
+    // bytes in pages (1).
+    EXPECT_LE(log.bytes(), 6u * n + CallLog::kBlockBytes);
     CallLog::Cursor cur(log);
     size_t got = 0;
     for (CallEvent d; cur.next(d); ++got) ASSERT_EQ(d.hit_bytes, 4096u);

@@ -1,6 +1,7 @@
 #include "model/call_log.h"
 
 #include "util/huge_pages.h"
+#include "util/varint.h"
 
 namespace iolens::model {
 
@@ -16,48 +17,55 @@ enum : uint8_t {
     kRare = 1u << 7,  // a second byte follows: RareFlags
 };
 enum TidMode : uint8_t { kTidIsPid = 0, kTidIsPrevious = 1, kTidStored = 2 };
-// bytes and (hit, miss, readahead): the common cases store only bytes.
+// bytes and (hit, miss, readahead): the common cases store only bytes. The
+// first three again, with bytes a multiple of a page, stored in pages (a
+// 128 KiB read's bytes take one byte, not three).
 enum Shape : uint8_t {
     kNothing = 0,    // bytes 0, no page-cache fields
     kBytesOnly = 1,  // bytes stored, no page-cache fields
     kAllHit = 2,     // bytes stored; hit = bytes, miss = readahead = 0
     kAllMiss = 3,    // bytes stored; hit = 0, miss = bytes; readahead stored
     kFull = 4,       // bytes, hit, miss and readahead stored
+    kInPages = 4,    // added to kBytesOnly, kAllHit, kAllMiss: bytes stored in pages
 };
-enum RareFlags : uint8_t { kRequestedStored = 1u << 0, kBlockedStored = 1u << 1 };
+// requested is stored as its difference from bytes (a short read's is what
+// it did not get), in pages when it is whole pages; blocked_ns as its
+// difference from duration_ns when that is shorter (a read that waited on
+// the device for most of its time).
+enum RareFlags : uint8_t {
+    kRequestedStored = 1u << 0,
+    kBlockedStored = 1u << 1,
+    kRequestedInPages = 1u << 2,
+    kBlockedFromDuration = 1u << 3,
+};
+constexpr unsigned kPageShift = 12;
+constexpr uint64_t kPageMask = (uint64_t{1} << kPageShift) - 1;
 
 Shape shape_of(const CallEvent& e) {
     const bool no_cache = e.hit_bytes == 0 && e.miss_bytes == 0 && e.readahead_bytes == 0;
-    if (no_cache) return e.bytes == 0 ? kNothing : kBytesOnly;
-    if (e.hit_bytes == e.bytes && e.miss_bytes == 0 && e.readahead_bytes == 0) return kAllHit;
-    if (e.hit_bytes == 0 && e.miss_bytes == e.bytes) return kAllMiss;
+    const auto pages = [&](Shape sh) {
+        return static_cast<Shape>(e.bytes != 0 && (e.bytes & kPageMask) == 0 ? sh + kInPages : sh);
+    };
+    if (no_cache) return e.bytes == 0 ? kNothing : pages(kBytesOnly);
+    if (e.hit_bytes == e.bytes && e.miss_bytes == 0 && e.readahead_bytes == 0) return pages(kAllHit);
+    if (e.hit_bytes == 0 && e.miss_bytes == e.bytes) return pages(kAllMiss);
     return kFull;
 }
 
-uint8_t* put(uint8_t* p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = static_cast<uint8_t>(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-    return p;
-}
+using util::get_varint;
+using util::put_varint;
+using util::unzigzag;
+using util::varint_bytes;
+using util::zigzag;
 
-const uint8_t* get(const uint8_t* p, uint64_t& v) {
-    v = 0;
-    for (int shift = 0;; shift += 7) {
-        const uint8_t b = *p++;
-        v |= uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80)) return p;
-    }
+// A page-cache byte count (32 bits): in pages when it is whole pages, the
+// low bit telling which.
+uint64_t to_pages_or_bytes(uint32_t v) {
+    return (v & kPageMask) == 0 ? uint64_t{v} >> kPageShift << 1 : uint64_t{v} << 1 | 1;
 }
-
-// Start times go up, but not strictly (records arrive in completion order).
-uint64_t zigzag(uint64_t delta) {
-    const auto d = static_cast<int64_t>(delta);
-    return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+uint32_t from_pages_or_bytes(uint64_t x) {
+    return static_cast<uint32_t>(x & 1 ? x >> 1 : x >> 1 << kPageShift);
 }
-uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
 
 }  // namespace
 
@@ -76,28 +84,42 @@ void CallLog::push_back(const CallEvent& e) {
     if (e.pid == prev_pid_) flags |= kSamePid;
     if (e.packed == prev_packed_) flags |= kSamePacked;
     uint8_t rare = 0;
-    if (e.requested != e.bytes) rare |= kRequestedStored;
-    if (e.blocked_ns != 0) rare |= kBlockedStored;
+    const uint64_t short_by = e.requested - e.bytes;  // mod 2^64: any requested
+    if (short_by != 0) rare |= kRequestedStored | ((short_by & kPageMask) == 0 ? kRequestedInPages : 0);
+    uint64_t blocked = e.blocked_ns;
+    if (blocked != 0) {
+        rare |= kBlockedStored;
+        if (blocked <= e.duration_ns && varint_bytes(e.duration_ns - blocked) < varint_bytes(blocked)) {
+            rare |= kBlockedFromDuration;
+            blocked = e.duration_ns - blocked;
+        }
+    }
     if (rare) flags |= kRare;
     uint8_t* p = start;
     *p++ = flags;
     if (rare) *p++ = rare;
-    p = put(p, zigzag(e.start_ns - prev_start_));
-    p = put(p, e.duration_ns);
-    if (shape != kNothing) p = put(p, e.bytes);
-    if (shape == kAllMiss) p = put(p, e.readahead_bytes);
-    if (shape == kFull) {
-        p = put(p, e.hit_bytes);
-        p = put(p, e.miss_bytes);
-        p = put(p, e.readahead_bytes);
+    p = put_varint(p, zigzag(e.start_ns - prev_start_));
+    p = put_varint(p, e.duration_ns);
+    if (shape > kFull) {
+        p = put_varint(p, e.bytes >> kPageShift);
+    } else if (shape != kNothing) {
+        p = put_varint(p, e.bytes);
     }
-    if (rare & kRequestedStored) p = put(p, e.requested);
-    if (rare & kBlockedStored) p = put(p, e.blocked_ns);
-    if (!(flags & kSamePid)) p = put(p, e.pid);
-    if (tid_mode == kTidStored) p = put(p, e.tid);
+    if (shape == kAllMiss || shape == kAllMiss + kInPages)
+        p = put_varint(p, to_pages_or_bytes(e.readahead_bytes));
+    if (shape == kFull) {
+        p = put_varint(p, to_pages_or_bytes(e.hit_bytes));
+        p = put_varint(p, to_pages_or_bytes(e.miss_bytes));
+        p = put_varint(p, to_pages_or_bytes(e.readahead_bytes));
+    }
+    if (rare & kRequestedStored)
+        p = put_varint(p, rare & kRequestedInPages ? short_by >> kPageShift : short_by);
+    if (rare & kBlockedStored) p = put_varint(p, blocked);
+    if (!(flags & kSamePid)) p = put_varint(p, e.pid);
+    if (tid_mode == kTidStored) p = put_varint(p, e.tid);
     // Against the previous call's: a new op or flags on the same file
     // changes only the low 11 bits (one or two bytes, not four or five).
-    if (!(flags & kSamePacked)) p = put(p, e.packed ^ prev_packed_);
+    if (!(flags & kSamePacked)) p = put_varint(p, e.packed ^ prev_packed_);
     b.used += static_cast<size_t>(p - start);
     b.calls++;
     count_++;
@@ -126,44 +148,56 @@ bool CallLog::Cursor::next(CallEvent& e) {
     const uint8_t flags = *p++;
     const uint8_t rare = flags & kRare ? *p++ : 0;
     uint64_t v = 0;
-    p = get(p, v);
+    p = get_varint(p, v);
     const uint64_t start_ns = prev_start_ + unzigzag(v);
     uint64_t duration = 0, bytes = 0;
-    p = get(p, duration);
+    p = get_varint(p, duration);
     uint32_t hit = 0, miss = 0, readahead = 0;
-    const auto shape = static_cast<Shape>((flags >> kShapeShift) & 7);
-    if (shape != kNothing) p = get(p, bytes);
+    auto shape = static_cast<Shape>((flags >> kShapeShift) & 7);
+    if (shape > kFull) {
+        p = get_varint(p, bytes);
+        bytes <<= kPageShift;
+        shape = static_cast<Shape>(shape - kInPages);
+    } else if (shape != kNothing) {
+        p = get_varint(p, bytes);
+    }
     if (shape == kAllHit) {
         hit = static_cast<uint32_t>(bytes);
     } else if (shape == kAllMiss) {
         miss = static_cast<uint32_t>(bytes);
-        p = get(p, v);
-        readahead = static_cast<uint32_t>(v);
+        p = get_varint(p, v);
+        readahead = from_pages_or_bytes(v);
     } else if (shape == kFull) {
-        p = get(p, v);
-        hit = static_cast<uint32_t>(v);
-        p = get(p, v);
-        miss = static_cast<uint32_t>(v);
-        p = get(p, v);
-        readahead = static_cast<uint32_t>(v);
+        p = get_varint(p, v);
+        hit = from_pages_or_bytes(v);
+        p = get_varint(p, v);
+        miss = from_pages_or_bytes(v);
+        p = get_varint(p, v);
+        readahead = from_pages_or_bytes(v);
     }
     uint64_t requested = bytes, blocked = 0;
-    if (rare & kRequestedStored) p = get(p, requested);
-    if (rare & kBlockedStored) p = get(p, blocked);
+    if (rare & kRequestedStored) {
+        p = get_varint(p, v);
+        requested += rare & kRequestedInPages ? v << kPageShift : v;
+    }
+    if (rare & kBlockedStored) {
+        p = get_varint(p, blocked);
+        if (rare & kBlockedFromDuration) blocked = duration - blocked;
+    }
     uint32_t pid = prev_pid_;
     if (!(flags & kSamePid)) {
-        p = get(p, v);
+        p = get_varint(p, v);
         pid = static_cast<uint32_t>(v);
     }
     const auto tid_mode = (flags >> kTidShift) & 3;
     uint32_t tid = tid_mode == kTidIsPid ? pid : prev_tid_;
     if (tid_mode == kTidStored) {
-        p = get(p, v);
+        p = get_varint(p, v);
         tid = static_cast<uint32_t>(v);
     }
     uint32_t packed = prev_packed_;
     if (!(flags & kSamePacked)) {
-        p = get(p, v);
+        p = get_varint(p, v);
         packed ^= static_cast<uint32_t>(v);
     }
     e.start_ns = start_ns;

@@ -7,9 +7,10 @@
 // call's (same process and thread, same op and file, bytes == requested), and
 // a read's page-cache split is mostly "all of it was cached" or "none of it
 // was", so each call is stored as a flags byte (two when it was short or
-// blocked) plus LEB128 varints of what differs: a cached read loop takes 7
-// bytes a call, a 200,000-file DataLoader job 12 (they took 16 and 15 with
-// one flag a field, docs/benchmarks-report.md). Storage grows in fixed 2 MiB
+// blocked) plus LEB128 varints of what differs, byte counts that are whole
+// pages in pages: a cached read loop takes 6 bytes a call, a 200,000-file
+// DataLoader job 10 (they took 16 and 15 with one flag a field, then 7 and
+// 11 with bytes counted in bytes, docs/benchmarks-report.md). Storage grows in fixed 2 MiB
 // blocks, never by reallocating (no doubling peak). Decoding is exact: a Cursor gives back the very
 // CallEvents that were appended, in order; finish() walks the log as often as
 // it needs (dl_attribution.cpp).

@@ -697,7 +697,8 @@ void DlAttribution::epoch_page_cache_and_block() {
             r_.epochs[k].ranks[i].page_cache.readahead_unused_bytes += unread;
         }
     }
-    for (const BlockEvent& e : log_.blocks) {
+    BlockLog::Cursor blocks(log_.blocks);
+    for (BlockEvent e; blocks.next(e);) {
         if (e.pid == 0) continue;
         const long i = rank_index(e.pid);
         const long k = epoch_at(i, e.issue_ns);

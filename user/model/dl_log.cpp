@@ -108,4 +108,54 @@ uint32_t DlLog::add_file(uint32_t dev, uint64_t ino) {
     return static_cast<uint32_t>(files.size() - 1);
 }
 
+namespace {
+// BlockLog's flags byte.
+enum : uint8_t { kBlockSamePid = 1u << 0, kBlockSameOp = 1u << 1, kBlockInPages = 1u << 2 };
+constexpr unsigned kBlockPageShift = 12;
+}  // namespace
+
+void BlockLog::push_back(const BlockEvent& e) {
+    if (chunks_.empty() || kChunkBytes - chunks_.back().used < kMaxRecordBytes)
+        chunks_.push_back({std::make_unique_for_overwrite<uint8_t[]>(kChunkBytes), 0});
+    Chunk& c = chunks_.back();
+    uint8_t* const start = c.data.get() + c.used;
+    const bool in_pages = (e.bytes & ((1u << kBlockPageShift) - 1)) == 0;
+    uint8_t flags = in_pages ? kBlockInPages : 0;
+    if (e.pid == prev_.pid) flags |= kBlockSamePid;
+    if (e.op == prev_.op) flags |= kBlockSameOp;
+    uint8_t* p = start;
+    *p++ = flags;
+    if (!(flags & kBlockSameOp)) *p++ = e.op;
+    p = util::put_varint(p, util::zigzag(e.issue_ns - prev_.issue_ns));
+    if (!(flags & kBlockSamePid)) p = util::put_varint(p, e.pid);
+    p = util::put_varint(p, in_pages ? e.bytes >> kBlockPageShift : e.bytes);
+    c.used += static_cast<size_t>(p - start);
+    count_++;
+    prev_ = e;
+}
+
+bool BlockLog::Cursor::next(BlockEvent& e) {
+    while (chunk_ < log_->chunks_.size() && pos_ == log_->chunks_[chunk_].used) {
+        chunk_++;
+        pos_ = 0;
+    }
+    if (chunk_ == log_->chunks_.size()) return false;
+    const uint8_t* const start = log_->chunks_[chunk_].data.get() + pos_;
+    const uint8_t* p = start;
+    const uint8_t flags = *p++;
+    if (!(flags & kBlockSameOp)) prev_.op = *p++;
+    uint64_t v = 0;
+    p = util::get_varint(p, v);
+    prev_.issue_ns += util::unzigzag(v);
+    if (!(flags & kBlockSamePid)) {
+        p = util::get_varint(p, v);
+        prev_.pid = static_cast<uint32_t>(v);
+    }
+    p = util::get_varint(p, v);
+    prev_.bytes = static_cast<uint32_t>(flags & kBlockInPages ? v << kBlockPageShift : v);
+    pos_ += static_cast<size_t>(p - start);
+    e = prev_;
+    return true;
+}
+
 }  // namespace iolens::model

@@ -7,6 +7,7 @@
 
 #include "model/file_class.h"
 #include "model/rank_env.h"
+#include "util/varint.h"
 
 namespace iolens::model {
 
@@ -126,27 +127,8 @@ std::vector<EpochWindow> rank_marker_windows(const std::vector<EpochWindow>& glo
     return out;
 }
 
-namespace {
-
-uint8_t* put_varint(uint8_t* p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = static_cast<uint8_t>(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-    return p;
-}
-
-const uint8_t* get_varint(const uint8_t* p, uint64_t& v) {
-    v = 0;
-    for (int shift = 0;; shift += 7) {
-        const uint8_t b = *p++;
-        v |= uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80)) return p;
-    }
-}
-
-}  // namespace
+using util::get_varint;
+using util::put_varint;
 
 void DataReads::push_back(const DataRead& r) {
     if (blocks_.empty() || kBlockBytes - blocks_.back().used < kMaxRecordBytes)
@@ -155,7 +137,7 @@ void DataReads::push_back(const DataRead& r) {
     uint8_t* p = b.data.get() + b.used;
     // Zigzag: the reads come in start order, but nothing here relies on it.
     const auto d = static_cast<int64_t>(r.t - last_t_);
-    p = put_varint(p, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+    p = put_varint(p, util::zigzag(static_cast<uint64_t>(d)));
     p = put_varint(p, uint64_t{r.file} << 1 | (r.pass ? 1 : 0));
     b.used = static_cast<size_t>(p - b.data.get());
     last_t_ = r.t;
@@ -175,7 +157,7 @@ void DataReads::Iterator::decode() {
     uint64_t z = 0, f = 0;
     p = get_varint(p, z);
     p = get_varint(p, f);
-    cur_.t += (z >> 1) ^ (~(z & 1) + 1);
+    cur_.t += util::unzigzag(z);
     cur_.file = static_cast<uint32_t>(f >> 1);
     cur_.pass = f & 1;
     next_ = static_cast<size_t>(p - base);

@@ -1,6 +1,7 @@
 #include "model/report_builder.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <array>
@@ -59,7 +60,10 @@ Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
 // (dl_attribution off, or more than 2M files), keep their OpStats as their
 // calls come, for the syscall classes they saw: a job of fewer files than
 // are listed (most jobs) needs no second pass over the log, and the memory
-// this takes is bounded by max_files.
+// this takes is bounded by max_files. Once a file past the first max_files
+// makes a call, the job needs that pass anyway: the first files' OpStats
+// are dropped then, and made from the log too (State::drop_live; ~12 MiB
+// in a 200,000-file job).
 // 256 bytes (a job may touch millions of files), laid out for the walk's two
 // passes (State::file_syscall), which write different fields on different
 // threads and miss the cache on nearly every new file: what the file pass
@@ -292,6 +296,23 @@ struct ReportBuilder::State {
     std::deque<std::vector<PreparedCall>> prepared;
     std::vector<std::vector<PreparedCall>> prepared_spare;
     bool prepare_ahead = false;
+    // The files whose OpStats are kept live (FileAccum::account_live), and
+    // whether those of the files in the DL log were dropped (drop_live):
+    // the process pass's.
+    std::vector<FileAccum*> live_files;
+    bool live_dropped = false;
+    void drop_live() {
+        std::vector<FileAccum*> keep;
+        for (FileAccum* f : live_files) {
+            if (f->in_log())
+                f->ops.reset();
+            else
+                keep.push_back(f);
+        }
+        live_files.swap(keep);
+        live_dropped = true;
+        malloc_trim(0);
+    }
     void note_read(Stream& st, FileAccum& f, const iolens_syscall_rec& r);
     void keep_read_span(FileAccum& f, const ReadSpan& span);
     // Judges the read-ahead pages of every file and charges what was never
@@ -375,7 +396,15 @@ void ReportBuilder::State::process_syscall(const iolens_syscall_rec& r, bool has
     FileAccum* f = prepared.file;
     if (!f) return;
     // The file's fields this pass writes (FileAccum: the file pass writes others).
-    if (!prepared.deferred) f->account_live(r.op, e);
+    // A file past the first max_files: the job has more than can be listed,
+    // so the early files' OpStats too are made from the log.
+    if (f->index >= options.max_files && !live_dropped && options.dl_attribution) drop_live();
+    if (!prepared.deferred) {
+        if (!live_dropped || prepared.file_index == CallEvent::kNoFile) {
+            if (!f->ops) live_files.push_back(f);
+            f->account_live(r.op, e);
+        }
+    }
     if (path_ops) {
         if (!f->paths) f->paths = std::make_unique<PathTable>();
         account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
@@ -823,7 +852,7 @@ Report ReportBuilder::State::finish(bool release) {
                     it == pending.end() ? AccessCounts{} : it->second);
             charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
             if (r.files.back().path.empty()) r.files.back().path = unnamed_file(f.dev, f.ino);
-            if (f.deferred()) {
+            if (f.deferred() || (s.live_dropped && f.in_log())) {
                 if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
                 slot_of[f.dl_index] = static_cast<uint32_t>(i);
             }
