@@ -13,6 +13,8 @@
 #include <thread>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -64,17 +66,46 @@ Key file_key(uint32_t dev, uint64_t ino) { return {dev, ino}; }
 // makes a call, the job needs that pass anyway: the first files' OpStats
 // are dropped then, and made from the log too (State::drop_live; ~12 MiB
 // in a 200,000-file job).
-// 256 bytes (a job may touch millions of files), laid out for the walk's two
+// A file's path, or none: 8 bytes (a std::string took 32 in each of
+// millions of FileAccums, and as much again on the heap).
+class FilePath {
+public:
+    FilePath& operator=(std::string_view s) {
+        if (s.empty()) {
+            p_.reset();
+            return *this;
+        }
+        const auto n = static_cast<uint32_t>(s.size());
+        p_ = std::make_unique_for_overwrite<char[]>(sizeof n + s.size());
+        std::memcpy(p_.get(), &n, sizeof n);
+        std::memcpy(p_.get() + sizeof n, s.data(), s.size());
+        return *this;
+    }
+    std::string_view view() const {
+        if (!p_) return {};
+        uint32_t n = 0;
+        std::memcpy(&n, p_.get(), sizeof n);
+        return {p_.get() + sizeof n, n};
+    }
+    bool empty() const { return !p_; }
+    void reset() { p_.reset(); }
+
+private:
+    std::unique_ptr<char[]> p_;  // its length (uint32_t), then its bytes
+};
+
+// 192 bytes (a job may touch millions of files), laid out for the walk's two
 // passes (State::file_syscall), which write different fields on different
-// threads and miss the cache on nearly every new file: what the file pass
-// writes for every call is in the first cache line, what the process pass
-// writes for every read (access, page_cache's read fields) in the second;
-// the rest is written rarely. The file pass writes ino, calls, rw_bytes,
-// dl_index, readahead, page_cache's event fields, size, async and path; the
-// process pass reads_clipped, access, ops, page_cache's read fields, reads
-// and paths.
-struct FileAccum {
-    // First cache line (the file pass, every call).
+// threads and miss the cache on nearly every new file: the file pass's
+// fields in the first cache line, the process pass's in the other two (what
+// it writes for every read, access and page_cache's read fields, in the
+// second). What most files never have is behind one pointer for each pass.
+// The file pass writes ino, calls, rw_bytes, dl_index, size, path, page_cache's
+// event fields and `file_side` (read-ahead, async); the process pass
+// reads_clipped, access, ops, page_cache's read fields and `process_side`
+// (reads, paths).
+struct alignas(64) FileAccum {
+    // First cache line (the file pass).
     uint64_t ino = 0;
     uint64_t calls = 0;
     uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
@@ -84,21 +115,36 @@ struct FileAccum {
     uint32_t index = 0;          // its own place in State::files (its streams' keys)
     bool early = false;          // among the first max_files files seen: OpStats kept live
     bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
-    // For the readahead judgement (readahead_judge.h): its read-ahead pages,
-    // and (below) the reads of the file (streams' runs once they ended).
-    std::vector<ReadaheadSpan> readahead;
-    // Second cache line (the process pass, every read): access, ops and
-    // the first 40 bytes of page_cache (the read fields).
+    uint64_t size = 0;
+    FilePath path;
+    struct FileSide {
+        // For the readahead judgement (readahead_judge.h): its read-ahead
+        // pages (and ProcessSide::reads).
+        std::vector<ReadaheadSpan> readahead;
+        std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
+    };
+    std::unique_ptr<FileSide> file_side;
+    // Second and third cache lines (the process pass): access, ops and the
+    // first 40 bytes of page_cache (the read fields) in the second.
     AccessCounts access;  // judged so far (sequential vs random)
     // Kept as calls come (see above).
     std::unique_ptr<std::array<std::unique_ptr<OpStats>, kOpCount>> ops;
     PageCacheStats page_cache;
-    uint64_t size = 0;
-    std::unique_ptr<AsyncDepth> async;  // once an AIO or io_uring request was on it
-    std::string path;
-    std::vector<ReadSpan> reads;
-    std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
+    struct ProcessSide {
+        std::vector<ReadSpan> reads;       // the reads of the file (streams' runs once they ended)
+        std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
+    };
+    std::unique_ptr<ProcessSide> process_side;
 
+    FileSide& file_side_made() {
+        if (!file_side) file_side = std::make_unique<FileSide>();
+        return *file_side;
+    }
+    ProcessSide& process_side_made() {
+        if (!process_side) process_side = std::make_unique<ProcessSide>();
+        return *process_side;
+    }
+    bool has_readahead() const { return file_side && !file_side->readahead.empty(); }
     bool in_log() const { return dl_index < CallEvent::kNoFile; }
     // Its OpStats are made at the end from the log (not kept live).
     bool deferred() const { return !early && in_log(); }
@@ -116,7 +162,7 @@ struct FileAccum {
     // Into f, a FileStats just made (FileStats is ~2 KiB: filled in place,
     // not returned and moved).
     // Its path: `path`, or where finish() moved it.
-    void stats(FileStats& f, const std::string& its_path, const AccessCounts& pending) const {
+    void stats(FileStats& f, std::string_view its_path, const AccessCounts& pending) const {
         f.path = its_path;
         f.dev = dev;
         f.ino = ino;
@@ -128,11 +174,13 @@ struct FileAccum {
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
         f.software = software_path(its_path);
-        if (paths) f.paths = *paths;
-        if (async) f.async = async->stats();
+        if (process_side && process_side->paths) f.paths = *process_side->paths;
+        if (file_side && file_side->async) f.async = file_side->async->stats();
     }
 };
-static_assert(sizeof(FileAccum) == 256, "a cache line for each pass (see above); millions of files");
+static_assert(sizeof(FileAccum) == 192,
+              "a cache line for the file pass, two for the process pass (see above)");
+static_assert(offsetof(FileAccum, access) == 64, "the process pass's fields start a cache line");
 
 }  // namespace
 
@@ -355,8 +403,9 @@ ReportBuilder::State::PreparedCall ReportBuilder::State::file_syscall(const iole
         f.rw_bytes += static_cast<uint64_t>(r.ret);
     const int path = (r.flags & IOLENS_SC_PATH_MASK) >> IOLENS_SC_PATH_SHIFT;
     if (path == IOLENS_PATH_AIO || path == IOLENS_PATH_IO_URING) {
-        if (!f.async) f.async = std::make_unique<AsyncDepth>();
-        f.async->add(r.start_ns, r.duration_ns);
+        auto& async = f.file_side_made().async;
+        if (!async) async = std::make_unique<AsyncDepth>();
+        async->add(r.start_ns, r.duration_ns);
     }
     return out;
 }
@@ -406,8 +455,9 @@ void ReportBuilder::State::process_syscall(const iolens_syscall_rec& r, bool has
         }
     }
     if (path_ops) {
-        if (!f->paths) f->paths = std::make_unique<PathTable>();
-        account_path(f->paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
+        auto& paths = f->process_side_made().paths;
+        if (!paths) paths = std::make_unique<PathTable>();
+        account_path(paths->by[path][r.op], e, r.flags & IOLENS_SC_OFFLOADED);
     }
     if (cache_read) f->page_cache.add_read(*cache_read);
     if (cache_read && r.offset != IOLENS_NO_OFFSET && r.ret > 0) note_read(*st, *f, r);  // st: has_file
@@ -435,7 +485,7 @@ void ReportBuilder::State::keep_read_span(FileAccum& f, const ReadSpan& span) {
         f.reads_clipped = true;
         return;
     }
-    f.reads.push_back(span);
+    f.process_side_made().reads.push_back(span);
     read_spans++;
 }
 
@@ -450,7 +500,7 @@ void ReportBuilder::State::file_pagecache(const iolens_pagecache_rec& r) {
         ReadaheadSpan span{r.index, r.index + r.bytes / 4096,    r.first_ns, r.ts_ns, r.ra_bytes,
                            r.pid,   r.kind == IOLENS_PC_RESIDENT};
         if (options.dl_attribution) span.log_index = pagecache_logged;
-        file(r.dev, r.ino).readahead.push_back(span);
+        file(r.dev, r.ino).file_side_made().readahead.push_back(span);
     }
     // As process_pagecache adds to log.page_cache.
     if (r.kind != IOLENS_PC_RESIDENT && options.dl_attribution) pagecache_logged++;
@@ -706,7 +756,7 @@ void ReportBuilder::State::judge_readahead(Report& out, const std::vector<const 
                                            std::vector<std::pair<size_t, uint64_t>>& unused_events) const {
     // The runs of reads still going on when the capture ended, of the files
     // judged (by index in files).
-    const auto judged = [](const FileAccum& f) { return !f.readahead.empty() && !f.reads_clipped; };
+    const auto judged = [](const FileAccum& f) { return f.has_readahead() && !f.reads_clipped; };
     std::unordered_map<uint32_t, std::vector<ReadSpan>> open;
     for (size_t si = 0; si < streams.size(); ++si) {
         const Stream& st = streams[si];
@@ -722,13 +772,15 @@ void ReportBuilder::State::judge_readahead(Report& out, const std::vector<const 
     for (uint32_t fi = 0; fi < files.size(); ++fi) {
         const FileAccum& f = files[fi];
         if (!judged(f)) continue;
-        std::vector<ReadSpan> reads = f.reads;
+        std::vector<ReadSpan> reads;
+        if (f.process_side) reads = f.process_side->reads;
         if (auto it = open.find(fi); it != open.end())
             reads.insert(reads.end(), it->second.begin(), it->second.end());
-        const std::vector<uint64_t> unread = model::judge_readahead(reads, f.readahead);
+        const std::vector<ReadaheadSpan>& readahead = f.file_side->readahead;
+        const std::vector<uint64_t> unread = model::judge_readahead(reads, readahead);
         auto lf = slot_of.find(&f);
         for (size_t i = 0; i < unread.size(); ++i) {
-            const ReadaheadSpan& span = f.readahead[i];
+            const ReadaheadSpan& span = readahead[i];
             if (unread[i] == 0) continue;
             charge_readahead(out.page_cache, span, unread[i]);
             if (lf != slot_of.end()) charge_readahead(listed_ra[lf->second], span, unread[i]);
@@ -794,7 +846,7 @@ Report ReportBuilder::State::finish(bool release) {
         const uint64_t ba = a->rw_bytes, bb = b->rw_bytes;
         if (ba != bb) return ba > bb;
         if (a->path.empty() != b->path.empty()) return b->path.empty();
-        if (a->path != b->path) return a->path < b->path;
+        if (a->path.view() != b->path.view()) return a->path.view() < b->path.view();
         if (a->dev != b->dev) return a->dev < b->dev;
         return a->ino < b->ino;
     };
@@ -832,7 +884,8 @@ Report ReportBuilder::State::finish(bool release) {
         for (size_t i = 0; i < s.files.size(); ++i) {
             FileAccum& f = s.files[i];
             if (f.dl_index >= in->file_paths.size()) continue;
-            in->file_paths[f.dl_index] = release ? std::move(f.path) : f.path;
+            in->file_paths[f.dl_index] = f.path.view();
+            if (release) f.path.reset();
         }
     }
     const std::vector<std::string> no_paths;
@@ -848,7 +901,8 @@ Report ReportBuilder::State::finish(bool release) {
         for (size_t i = 0; i < keep; ++i) {
             const FileAccum& f = *ranked[i];
             const auto it = pending.find(&f.access);
-            f.stats(r.files.emplace_back(), f.dl_index < log_paths.size() ? log_paths[f.dl_index] : f.path,
+            f.stats(r.files.emplace_back(),
+                    f.dl_index < log_paths.size() ? std::string_view(log_paths[f.dl_index]) : f.path.view(),
                     it == pending.end() ? AccessCounts{} : it->second);
             charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
             if (r.files.back().path.empty()) r.files.back().path = unnamed_file(f.dev, f.ino);
