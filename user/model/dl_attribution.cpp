@@ -343,7 +343,7 @@ void DlAttribution::find_epochs() {
 // The dataset re-read cycle of each rank, walking its calls by start time,
 // merged over ranks.
 std::vector<EpochWindow> DlAttribution::infer_epochs() {
-    std::vector<bool> data_file(log_.files.size());
+    std::vector<bool> data_file(log_.files());
     for (size_t f = 0; f < data_file.size(); ++f)
         data_file[f] = data_file_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
     std::vector<DataReadLog> logs;
@@ -446,7 +446,7 @@ void DlAttribution::make_epochs() {
 // (process, file) pairs were written, and where each rank's start-up ends,
 // then every call charged to its part.
 void DlAttribution::split_calls() {
-    const size_t nf = log_.files.size();
+    const size_t nf = log_.files();
     std::vector<uint8_t> soft(nf);
     for (size_t f = 0; f < nf; ++f)
         soft[f] = software_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");

@@ -102,10 +102,9 @@ iolens_block_rec BlockEvent::as_record() const {
     return r;
 }
 
-uint32_t DlLog::add_file(uint32_t dev, uint64_t ino) {
-    if (files.size() >= CallEvent::kNoFile) return CallEvent::kNoFile;
-    files.push_back({dev, ino});
-    return static_cast<uint32_t>(files.size() - 1);
+uint32_t DlLog::add_file() {
+    if (files_ >= CallEvent::kNoFile) return CallEvent::kNoFile;
+    return files_++;
 }
 
 namespace {

@@ -108,30 +108,30 @@ struct OffCpuEvent {
     uint32_t tid = 0;
 };
 
-struct FileId {
-    uint32_t dev = 0;
-    uint64_t ino = 0;
-};
-
 class DlLog {
 public:
-    // A new file's index (the caller keeps it: ReportBuilder does in its
-    // per-file state, which it looks up anyway), or CallEvent::kNoFile once
-    // there are that many files.
-    uint32_t add_file(uint32_t dev, uint64_t ino);
+    // A new file's index (the caller keeps it, with the file's identity and
+    // path: ReportBuilder does in its per-file state, which it looks up
+    // anyway), or CallEvent::kNoFile once there are that many files.
+    uint32_t add_file();
+    // The files indexed (a count: 16 bytes a file of (dev, ino) here were
+    // never read).
+    size_t files() const { return files_; }
 
     CallLog calls;  // compact: see call_log.h
     std::vector<PageCacheEvent> page_cache;
     BlockLog blocks;
     std::vector<MarkerEvent> markers;
     std::vector<OffCpuEvent> offcpu;
-    std::vector<FileId> files;       // by index
     uint64_t first_ts = UINT64_MAX;  // earliest / latest time seen in any event
     uint64_t last_ts = 0;
     void saw(uint64_t start, uint64_t end) {
         if (start < first_ts) first_ts = start;
         if (end > last_ts) last_ts = end;
     }
+
+private:
+    uint32_t files_ = 0;
 };
 
 }  // namespace iolens::model

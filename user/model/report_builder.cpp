@@ -110,7 +110,7 @@ struct alignas(64) FileAccum {
     uint64_t calls = 0;
     uint64_t rw_bytes = 0;  // read + write bytes (FileStats::ops): the ranking
     uint32_t dev = 0;
-    uint32_t dl_index = kNoDlIndex;  // in DlLog::files, once a call was logged
+    uint32_t dl_index = kNoDlIndex;  // its DL log file index (DlLog::add_file), once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
     uint32_t index = 0;          // its own place in State::files (its streams' keys)
     bool early = false;          // among the first max_files files seen: OpStats kept live
@@ -320,7 +320,7 @@ struct ReportBuilder::State {
     // The records are walked in two passes that share nothing they write
     // (PreparedCall carries what the second needs of the first): the file
     // pass (the file table and index, each file's identity, calls, bytes,
-    // page-cache events and read-ahead, async depth; DlLog::files;
+    // page-cache events and read-ahead, async depth; the DL log's file indexes;
     // pagecache_logged) and the process pass (everything else: processes,
     // streams, the access judge, the log, and each file's OpStats, paths,
     // read hits and misses, runs of reads and access counts). A file's
@@ -392,8 +392,8 @@ ReportBuilder::State::PreparedCall ReportBuilder::State::file_syscall(const iole
     out.file = &f;
     out.stream_file = stream_file(&f);
     if (options.dl_attribution) {
-        // DlLog::files is the file pass's: the process pass never reads it.
-        if (f.dl_index == FileAccum::kNoDlIndex) f.dl_index = log.add_file(r.dev, r.ino);
+        // The DL log's file count is the file pass's: the process pass never reads it.
+        if (f.dl_index == FileAccum::kNoDlIndex) f.dl_index = log.add_file();
         out.file_index = f.dl_index;
     }
     out.deferred = f.deferred();
@@ -880,7 +880,7 @@ Report ReportBuilder::State::finish(bool release) {
         // Each file of the log is the one file entry whose dl_index names it:
         // the entries in order (not a look-up of each log file's key, which
         // misses the cache twice), their paths moved out when they are freed.
-        in->file_paths.resize(s.log.files.size());
+        in->file_paths.resize(s.log.files());
         for (size_t i = 0; i < s.files.size(); ++i) {
             FileAccum& f = s.files[i];
             if (f.dl_index >= in->file_paths.size()) continue;
@@ -907,7 +907,7 @@ Report ReportBuilder::State::finish(bool release) {
             charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
             if (r.files.back().path.empty()) r.files.back().path = unnamed_file(f.dev, f.ino);
             if (f.deferred() || (s.live_dropped && f.in_log())) {
-                if (slot_of.empty()) slot_of.assign(s.log.files.size(), UINT32_MAX);
+                if (slot_of.empty()) slot_of.assign(s.log.files(), UINT32_MAX);
                 slot_of[f.dl_index] = static_cast<uint32_t>(i);
             }
         }
