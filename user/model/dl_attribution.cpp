@@ -345,7 +345,7 @@ void DlAttribution::find_epochs() {
 std::vector<EpochWindow> DlAttribution::infer_epochs() {
     std::vector<bool> data_file(log_.files());
     for (size_t f = 0; f < data_file.size(); ++f)
-        data_file[f] = data_file_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
+        data_file[f] = !(f < in_.software_file.size() && in_.software_file[f]);  // data_file_path
     std::vector<DataReadLog> logs;
     for (size_t i = 0; i < nr_; ++i) logs.emplace_back(data_file);
     // Children by parent, once (each rank's roots look theirs up).
@@ -448,8 +448,7 @@ void DlAttribution::make_epochs() {
 void DlAttribution::split_calls() {
     const size_t nf = log_.files();
     std::vector<uint8_t> soft(nf);
-    for (size_t f = 0; f < nf; ++f)
-        soft[f] = software_path(f < in_.file_paths.size() ? in_.file_paths[f] : "");
+    for (size_t f = 0; f < nf; ++f) soft[f] = f < in_.software_file.size() && in_.software_file[f];
     std::unordered_set<uint64_t> written;  // pid << 32 | file
     std::vector<uint8_t> seen(nf);
     rank_startup_end_.assign(nr_, UINT64_MAX);

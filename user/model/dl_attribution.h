@@ -14,8 +14,10 @@ namespace iolens::model {
 struct DlInputs {
     const DlLog& log;
     const EnvByPid& env;
-    std::string rank_env_override;           // --rank-env VAR, "" for the precedence list
-    std::vector<std::string> file_paths;     // by DlLog file index ("" when unknown)
+    std::string rank_env_override;  // --rank-env VAR, "" for the precedence list
+    // By DlLog file index: whether its path is software's (software_path;
+    // unknown paths are data files).
+    std::vector<uint8_t> software_file;
     size_t reorder_calls = size_t{1} << 16;  // BuilderOptions::reorder_calls
     // (index in log.page_cache, bytes of that eviction read ahead and never
     // read), by index (readahead_judge.h).

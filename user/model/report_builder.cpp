@@ -161,9 +161,8 @@ struct alignas(64) FileAccum {
     // without paths.complete(), which needs them.
     // Into f, a FileStats just made (FileStats is ~2 KiB: filled in place,
     // not returned and moved).
-    // Its path: `path`, or where finish() moved it.
-    void stats(FileStats& f, std::string_view its_path, const AccessCounts& pending) const {
-        f.path = its_path;
+    void stats(FileStats& f, const AccessCounts& pending) const {
+        f.path = path.view();
         f.dev = dev;
         f.ino = ino;
         f.size = size;
@@ -173,7 +172,7 @@ struct alignas(64) FileAccum {
         f.sequential = access.sequential + pending.sequential;
         f.random = access.random + pending.random;
         f.page_cache = page_cache;
-        f.software = software_path(its_path);
+        f.software = software_path(f.path);
         if (process_side && process_side->paths) f.paths = *process_side->paths;
         if (file_side && file_side->async) f.async = file_side->async->stats();
     }
@@ -879,31 +878,27 @@ Report ReportBuilder::State::finish(bool release) {
         in->threads = s.options.threads;
         // Each file of the log is the one file entry whose dl_index names it:
         // the entries in order (not a look-up of each log file's key, which
-        // misses the cache twice), their paths moved out when they are freed.
-        in->file_paths.resize(s.log.files());
+        // misses the cache twice). The DL attribution needs only whether it
+        // is software (a byte, where the paths took ~80 bytes a file).
+        in->software_file.assign(s.log.files(), 0);
         for (size_t i = 0; i < s.files.size(); ++i) {
-            FileAccum& f = s.files[i];
-            if (f.dl_index >= in->file_paths.size()) continue;
-            in->file_paths[f.dl_index] = f.path.view();
-            if (release) f.path.reset();
+            const FileAccum& f = s.files[i];
+            if (f.dl_index < in->software_file.size())
+                in->software_file[f.dl_index] = software_path(f.path.view());
         }
     }
-    const std::vector<std::string> no_paths;
-    const std::vector<std::string>& log_paths = in ? in->file_paths : no_paths;
     // The listed files' tables (a few KiB each, made and zeroed: ~35 MB for
     // 10,000), then the files freed. The DL attribution reads neither (only
-    // the log and log_paths, which nothing writes now): with threads, this
-    // runs beside it. slot_of: the listed file of each log file index whose
-    // calls are accounted from the log (FileAccum::deferred).
+    // the log and software_file, which nothing writes now): with threads,
+    // this runs beside it. slot_of: the listed file of each log file index
+    // whose calls are accounted from the log (FileAccum::deferred).
     std::vector<uint32_t> slot_of;
-    const auto build_listed = [&s, &r, &ranked, &pending, &listed_ra, &log_paths, &slot_of, keep, release] {
+    const auto build_listed = [&s, &r, &ranked, &pending, &listed_ra, &slot_of, keep, release] {
         r.files.reserve(keep);
         for (size_t i = 0; i < keep; ++i) {
             const FileAccum& f = *ranked[i];
             const auto it = pending.find(&f.access);
-            f.stats(r.files.emplace_back(),
-                    f.dl_index < log_paths.size() ? std::string_view(log_paths[f.dl_index]) : f.path.view(),
-                    it == pending.end() ? AccessCounts{} : it->second);
+            f.stats(r.files.emplace_back(), it == pending.end() ? AccessCounts{} : it->second);
             charge_readahead_judged(r.files.back().page_cache, listed_ra[i]);
             if (r.files.back().path.empty()) r.files.back().path = unnamed_file(f.dev, f.ino);
             if (f.deferred() || (s.live_dropped && f.in_log())) {
