@@ -444,9 +444,11 @@ void ReportBuilder::State::process_syscall(const iolens_syscall_rec& r, bool has
     FileAccum* f = prepared.file;
     if (!f) return;
     // The file's fields this pass writes (FileAccum: the file pass writes others).
-    // A file past the first max_files: the job has more than can be listed,
-    // so the early files' OpStats too are made from the log.
-    if (f->index >= options.max_files && !live_dropped && options.dl_attribution) drop_live();
+    // A call on a file past the first max_files (deferred): the job has more
+    // files than can be listed, so the early files' OpStats too are made from the log.
+    // (Known from the prepared call: the process pass reads nothing of the
+    // entry's first cache line, which the file pass writes for every call.)
+    if (prepared.deferred && !live_dropped) drop_live();
     if (!prepared.deferred) {
         if (!live_dropped || prepared.file_index == CallEvent::kNoFile) {
             if (!f->ops) live_files.push_back(f);
