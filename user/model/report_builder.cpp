@@ -76,9 +76,10 @@ public:
             return *this;
         }
         const auto n = static_cast<uint32_t>(s.size());
-        p_ = std::make_unique_for_overwrite<char[]>(sizeof n + s.size());
-        std::memcpy(p_.get(), &n, sizeof n);
-        std::memcpy(p_.get() + sizeof n, s.data(), s.size());
+        auto p = std::make_unique_for_overwrite<char[]>(sizeof n + s.size());  // s may be our own view()
+        std::memcpy(p.get(), &n, sizeof n);
+        std::memcpy(p.get() + sizeof n, s.data(), s.size());
+        p_ = std::move(p);
         return *this;
     }
     std::string_view view() const {
@@ -101,9 +102,9 @@ private:
 // it writes for every read, access and page_cache's read fields, in the
 // second). What most files never have is behind one pointer for each pass.
 // The file pass writes ino, calls, rw_bytes, dl_index, size, path, page_cache's
-// event fields and `file_side` (read-ahead, async); the process pass
-// reads_clipped, access, ops, page_cache's read fields and `process_side`
-// (reads, paths).
+// event fields (in the third line, on page-cache events only) and
+// `file_side` (read-ahead, async); the process pass access, ops,
+// page_cache's read fields, `process_side` (reads, paths) and reads_clipped.
 struct alignas(64) FileAccum {
     // First cache line (the file pass).
     uint64_t ino = 0;
@@ -112,9 +113,8 @@ struct alignas(64) FileAccum {
     uint32_t dev = 0;
     uint32_t dl_index = kNoDlIndex;  // its DL log file index (DlLog::add_file), once a call was logged
     static constexpr uint32_t kNoDlIndex = UINT32_MAX;
-    uint32_t index = 0;          // its own place in State::files (its streams' keys)
-    bool early = false;          // among the first max_files files seen: OpStats kept live
-    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
+    uint32_t index = 0;  // its own place in State::files (its streams' keys)
+    bool early = false;  // among the first max_files files seen: OpStats kept live
     uint64_t size = 0;
     FilePath path;
     struct FileSide {
@@ -135,6 +135,7 @@ struct alignas(64) FileAccum {
         std::unique_ptr<PathTable> paths;  // once a call took a path other than syscalls
     };
     std::unique_ptr<ProcessSide> process_side;
+    bool reads_clipped = false;  // BuilderOptions::max_read_spans reached: readahead not judged
 
     FileSide& file_side_made() {
         if (!file_side) file_side = std::make_unique<FileSide>();
@@ -343,20 +344,14 @@ struct ReportBuilder::State {
     std::deque<std::vector<PreparedCall>> prepared;
     std::vector<std::vector<PreparedCall>> prepared_spare;
     bool prepare_ahead = false;
-    // The files whose OpStats are kept live (FileAccum::account_live), and
-    // whether those of the files in the DL log were dropped (drop_live):
+    // The files in the DL log whose OpStats are kept live
+    // (FileAccum::account_live), and whether they were dropped (drop_live):
     // the process pass's.
     std::vector<FileAccum*> live_files;
     bool live_dropped = false;
     void drop_live() {
-        std::vector<FileAccum*> keep;
-        for (FileAccum* f : live_files) {
-            if (f->in_log())
-                f->ops.reset();
-            else
-                keep.push_back(f);
-        }
-        live_files.swap(keep);
+        for (FileAccum* f : live_files) f->ops.reset();
+        live_files = std::vector<FileAccum*>();
         live_dropped = true;
         malloc_trim(0);
     }
@@ -451,7 +446,8 @@ void ReportBuilder::State::process_syscall(const iolens_syscall_rec& r, bool has
     if (prepared.deferred && !live_dropped) drop_live();
     if (!prepared.deferred) {
         if (!live_dropped || prepared.file_index == CallEvent::kNoFile) {
-            if (!f->ops) live_files.push_back(f);
+            // (Only a file in the log can be dropped.)
+            if (!f->ops && prepared.file_index != CallEvent::kNoFile) live_files.push_back(f);
             f->account_live(r.op, e);
         }
     }
