@@ -283,83 +283,71 @@ IOLENS_TP_ARITY(block_rq_issue);       /* 1: (rq); 2: (q, rq) */
 SEC("tp_btf/block_getrq")
 int BPF_PROG(blk_getrq_btf)
 {
-	iolens_ran();
-	return on_getrq(GETRQ_BIO(ctx));
+	return IOLENS_RUN(on_getrq(GETRQ_BIO(ctx)));
 }
 
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(blk_frontmerge_btf)
 {
-	iolens_ran();
-	return on_frontmerge(FRONTMERGE_BIO(ctx));
+	return IOLENS_RUN(on_frontmerge(FRONTMERGE_BIO(ctx)));
 }
 
 SEC("tp_btf/block_io_start")
 int BPF_PROG(blk_io_start_btf, struct request *rq)
 {
-	iolens_ran();
-	return on_io_start(rq);
+	return IOLENS_RUN(on_io_start(rq));
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(blk_rq_insert_btf)
 {
-	iolens_ran();
-	return on_insert(INSERT_RQ(ctx));
+	return IOLENS_RUN(on_insert(INSERT_RQ(ctx)));
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blk_rq_issue_btf)
 {
-	iolens_ran();
-	return on_issue(ISSUE_RQ(ctx));
+	return IOLENS_RUN(on_issue(ISSUE_RQ(ctx)));
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)
 {
-	iolens_ran();
-	return on_complete(rq, nr_bytes);
+	return IOLENS_RUN(on_complete(rq, nr_bytes));
 }
 
 SEC("raw_tp/block_getrq")
 int BPF_PROG(blk_getrq_raw)
 {
-	iolens_ran();
-	return on_getrq(GETRQ_BIO(ctx));
+	return IOLENS_RUN(on_getrq(GETRQ_BIO(ctx)));
 }
 
 SEC("raw_tp/block_bio_frontmerge")
 int BPF_PROG(blk_frontmerge_raw)
 {
-	iolens_ran();
-	return on_frontmerge(FRONTMERGE_BIO(ctx));
+	return IOLENS_RUN(on_frontmerge(FRONTMERGE_BIO(ctx)));
 }
 
 SEC("raw_tp/block_io_start")
 int BPF_PROG(blk_io_start_raw, struct request *rq)
 {
-	iolens_ran();
-	return on_io_start(rq);
+	return IOLENS_RUN(on_io_start(rq));
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(blk_rq_insert_raw)
 {
-	iolens_ran();
-	return on_insert(INSERT_RQ(ctx));
+	return IOLENS_RUN(on_insert(INSERT_RQ(ctx)));
 }
 
 SEC("raw_tp/block_rq_issue")
 int BPF_PROG(blk_rq_issue_raw)
 {
-	iolens_ran();
-	return on_issue(ISSUE_RQ(ctx));
+	return IOLENS_RUN(on_issue(ISSUE_RQ(ctx)));
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(blk_rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
 {
-	iolens_ran();
-	return on_complete(rq, nr_bytes);
+	return IOLENS_RUN(on_complete(rq, nr_bytes));
 }

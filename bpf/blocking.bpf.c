@@ -86,6 +86,5 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	iolens_ran();
-	return on_switch(preempt, prev, next);
+	return IOLENS_RUN(on_switch(preempt, prev, next));
 }

@@ -70,29 +70,64 @@ struct {
 	__uint(max_entries, IOLENS_CNT_COUNT);
 } iolens_counters SEC(".maps");
 
-/* Runs of this object's programs, per CPU. The kernel's BPF statistics
- * count runs only while they are on (sampled windows, probes/run_stats.h);
- * this counts every run, so that the time the windows measured is scaled by
- * the runs there were, not by the share of time the windows covered (which a
- * job that idles first made far too low). One per object: user space does
- * not share it between families (probe_set.cpp). The iterators that run
- * after the capture do not count. */
+/* Runs of this object's programs, per CPU (struct iolens_run_count): every
+ * run counted, one in 2^IOLENS_TIMED_SHIFT timed by the program itself, from
+ * which user space estimates the time of them all. The kernel's statistics
+ * are not needed for it (see iolens/abi.h for what they cost); with
+ * `record --bpf-stats always` they time every run as well, as a reference.
+ * One per object: user space does not share it between families
+ * (probe_set.cpp). The iterators that run after the capture do not count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct iolens_run_count);
 	__uint(max_entries, 1);
 } iolens_runs SEC(".maps");
 
-/* First thing in every program (see iolens_runs). */
-static __always_inline void iolens_ran(void)
+/* First thing in every program: counts the run; returns its start time when
+ * this run is one to time, else 0. Per CPU: no atomics needed (a program
+ * nested in an interrupt on the same CPU may, rarely, lose one count). */
+static __always_inline __u64 iolens_ran(void)
 {
 	__u32 zero = 0;
-	__u64 *v = bpf_map_lookup_elem(&iolens_runs, &zero);
+	struct iolens_run_count *v = bpf_map_lookup_elem(&iolens_runs, &zero);
 
-	if (v)
-		*v += 1; /* per-CPU: no atomics needed */
+	if (!v)
+		return 0;
+	v->runs += 1;
+	/* The runs to time by a hash of the count, not every 64th run: the
+	 * syscall family's entry and exit alternate on a CPU, and a plain
+	 * stride would time only one of them (a Fibonacci hash of n spreads
+	 * over both parities, and any short cycle, evenly). */
+	if ((v->runs * 0x9E3779B97F4A7C15ull) >> (64 - IOLENS_TIMED_SHIFT))
+		return 0;
+	return bpf_ktime_get_ns();
 }
+
+/* Last thing: adds a timed run's time (t0 from iolens_ran). */
+static __always_inline void iolens_ran_done(__u64 t0)
+{
+	__u32 zero = 0;
+	struct iolens_run_count *v;
+
+	if (!t0)
+		return;
+	v = bpf_map_lookup_elem(&iolens_runs, &zero);
+	if (!v)
+		return;
+	v->timed_runs += 1;
+	v->timed_ns += bpf_ktime_get_ns() - t0;
+}
+
+/* A program's body, counted and (one run in 2^IOLENS_TIMED_SHIFT) timed:
+ * `return IOLENS_RUN(on_something(args));` */
+#define IOLENS_RUN(body)                                                                                     \
+	({                                                                                                   \
+		__u64 __iolens_t0 = iolens_ran();                                                            \
+		int __iolens_ret = (body);                                                                   \
+		iolens_ran_done(__iolens_t0);                                                                \
+		__iolens_ret;                                                                                \
+	})
 
 /* Files (dev, ino) that tracked processes opened or faulted on, so evictions
  * of their pages (which happen in any task's context) can be attributed.

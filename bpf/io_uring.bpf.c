@@ -177,8 +177,7 @@ static __always_inline int iou_submit(struct io_kiocb *req)
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(iou_submit_req, struct io_kiocb *req)
 {
-	iolens_ran();
-	return iou_submit(req);
+	return IOLENS_RUN(iou_submit(req));
 }
 
 /* 6.0-6.3: the same point (after io_init_req, so prep has run) under its
@@ -194,21 +193,23 @@ IOLENS_TP_ARITY(io_uring_submit_sqe);
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(iou_submit_sqe, struct io_kiocb *req, bool force_nonblock)
 {
-	iolens_ran();
-	return iou_submit(req);
+	return IOLENS_RUN(iou_submit(req));
+}
+
+static __always_inline int iou_offloaded(struct io_kiocb *req)
+{
+	__u64 key = (__u64)req;
+	struct iou_req *r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
+
+	if (r)
+		r->flags |= IOLENS_SC_OFFLOADED;
+	return 0;
 }
 
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(iou_async, struct io_kiocb *req, int rw)
 {
-	__u64 key = (__u64)req;
-	struct iou_req *r;
-
-	iolens_ran();
-	r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
-	if (r)
-		r->flags |= IOLENS_SC_OFFLOADED;
-	return 0;
+	return IOLENS_RUN(iou_offloaded(req));
 }
 
 /* io_uring_complete's prototype: 7 arguments (ctx, req, user_data, res,
@@ -273,8 +274,8 @@ static __always_inline bool iou_file(struct io_kiocb *req, struct iou_req *r, __
 	return true;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(iou_complete)
+/* A request completed: its syscall record, submission to completion. */
+static __always_inline int iou_completed(unsigned long long *ctx)
 {
 	struct io_kiocb *req = (struct io_kiocb *)IOLENS_CTX_ARG(ctx, 1);
 	__u64 key = (__u64)req;
@@ -285,7 +286,6 @@ int BPF_PROG(iou_complete)
 	__s32 res;
 	__u64 now;
 
-	iolens_ran();
 	r = bpf_map_lookup_elem(&iolens_iou_reqs, &key);
 	if (!r)
 		return 0;
@@ -319,4 +319,10 @@ int BPF_PROG(iou_complete)
 	iolens_submit_sized(rec, IOLENS_SYSCALL_REC_V1_SIZE);
 	bpf_map_delete_elem(&iolens_iou_reqs, &key);
 	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(iou_complete)
+{
+	return IOLENS_RUN(iou_completed(ctx));
 }

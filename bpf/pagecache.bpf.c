@@ -408,71 +408,61 @@ static __always_inline int on_readahead(bool sync, unsigned long index, unsigned
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(pc_add_btf, struct folio *folio)
 {
-	iolens_ran();
-	return on_add(folio);
+	return IOLENS_RUN(on_add(folio));
 }
 
 SEC("tp_btf/mm_filemap_delete_from_page_cache")
 int BPF_PROG(pc_delete_btf, struct folio *folio)
 {
-	iolens_ran();
-	return on_delete(folio);
+	return IOLENS_RUN(on_delete(folio));
 }
 
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(pc_fault_btf, struct address_space *mapping, unsigned long index)
 {
-	iolens_ran();
-	return on_fault(mapping, index);
+	return IOLENS_RUN(on_fault(mapping, index));
 }
 
 SEC("tp_btf/page_cache_sync_ra")
 int BPF_PROG(pc_sync_ra_btf, struct inode *inode, unsigned long index, void *ra, unsigned long req_count)
 {
-	iolens_ran();
-	return on_readahead(true, index, req_count);
+	return IOLENS_RUN(on_readahead(true, index, req_count));
 }
 
 SEC("tp_btf/page_cache_async_ra")
 int BPF_PROG(pc_async_ra_btf, struct inode *inode, unsigned long index, void *ra, unsigned long req_count)
 {
-	iolens_ran();
-	return on_readahead(false, index, req_count);
+	return IOLENS_RUN(on_readahead(false, index, req_count));
 }
 
 SEC("raw_tp/mm_filemap_add_to_page_cache")
 int BPF_PROG(pc_add_raw, struct folio *folio)
 {
-	iolens_ran();
-	return on_add(folio);
+	return IOLENS_RUN(on_add(folio));
 }
 
 SEC("raw_tp/mm_filemap_delete_from_page_cache")
 int BPF_PROG(pc_delete_raw, struct folio *folio)
 {
-	iolens_ran();
-	return on_delete(folio);
+	return IOLENS_RUN(on_delete(folio));
 }
 
 SEC("raw_tp/mm_filemap_fault")
 int BPF_PROG(pc_fault_raw, struct address_space *mapping, unsigned long index)
 {
-	iolens_ran();
-	return on_fault(mapping, index);
+	return IOLENS_RUN(on_fault(mapping, index));
 }
 
 SEC("raw_tp/page_cache_sync_ra")
 int BPF_PROG(pc_sync_ra_raw, struct inode *inode, unsigned long index, void *ra, unsigned long req_count)
 {
-	iolens_ran();
-	return on_readahead(true, index, req_count);
+	return IOLENS_RUN(on_readahead(true, index, req_count));
 }
 
 SEC("raw_tp/page_cache_async_ra")
 int BPF_PROG(pc_async_ra_raw, struct inode *inode, unsigned long index, void *ra, unsigned long req_count)
 {
-	iolens_ran();
-	return on_readahead(false, index, req_count);
+	return IOLENS_RUN(on_readahead(false, index, req_count));
 }
 
 #ifndef IOLENS_LEGACY
@@ -491,15 +481,13 @@ static __always_inline int on_exit(void)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pc_exit_btf)
 {
-	iolens_ran();
-	return on_exit();
+	return IOLENS_RUN(on_exit());
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(pc_exit_raw)
 {
-	iolens_ran();
-	return on_exit();
+	return IOLENS_RUN(on_exit());
 }
 
 /* Read-ahead folios still in the page cache when recording stops: one

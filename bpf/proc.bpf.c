@@ -166,55 +166,47 @@ static __always_inline int on_exit(struct task_struct *task)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_fork_btf, struct task_struct *parent, struct task_struct *child)
 {
-	iolens_ran();
-	return on_fork(parent, child);
+	return IOLENS_RUN(on_fork(parent, child));
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_exec_btf)
 {
-	iolens_ran();
-	return on_exec();
+	return IOLENS_RUN(on_exec());
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_exit_btf, struct task_struct *task)
 {
-	iolens_ran();
-	return on_exit(task);
+	return IOLENS_RUN(on_exit(task));
 }
 
 SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(cgroup_attach_btf, struct cgroup *dst, const char *path, struct task_struct *task)
 {
-	iolens_ran();
-	return on_cgroup_attach(dst, task);
+	return IOLENS_RUN(on_cgroup_attach(dst, task));
 }
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(sched_fork_raw, struct task_struct *parent, struct task_struct *child)
 {
-	iolens_ran();
-	return on_fork(parent, child);
+	return IOLENS_RUN(on_fork(parent, child));
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_exec_raw)
 {
-	iolens_ran();
-	return on_exec();
+	return IOLENS_RUN(on_exec());
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_exit_raw, struct task_struct *task)
 {
-	iolens_ran();
-	return on_exit(task);
+	return IOLENS_RUN(on_exit(task));
 }
 
 SEC("raw_tp/cgroup_attach_task")
 int BPF_PROG(cgroup_attach_raw, struct cgroup *dst, const char *path, struct task_struct *task)
 {
-	iolens_ran();
-	return on_cgroup_attach(dst, task);
+	return IOLENS_RUN(on_cgroup_attach(dst, task));
 }

@@ -861,30 +861,26 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 {
-	iolens_ran();
-	return on_sys_enter(regs, id, true);
+	return IOLENS_RUN(on_sys_enter(regs, id, true));
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	iolens_ran();
-	return on_sys_exit(ctx, regs, ret, true);
+	return IOLENS_RUN(on_sys_exit(ctx, regs, ret, true));
 }
 
 /* Fallback: untyped raw tracepoint, same data. */
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 {
-	iolens_ran();
-	return on_sys_enter(regs, id, false);
+	return IOLENS_RUN(on_sys_enter(regs, id, false));
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	iolens_ran();
-	return on_sys_exit(ctx, regs, ret, false);
+	return IOLENS_RUN(on_sys_exit(ctx, regs, ret, false));
 }
 
 #ifndef IOLENS_LEGACY
@@ -903,15 +899,13 @@ static __always_inline int on_thread_exit(void)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_exit_batch_btf)
 {
-	iolens_ran();
-	return on_thread_exit();
+	return IOLENS_RUN(on_thread_exit());
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(sched_exit_batch_raw)
 {
-	iolens_ran();
-	return on_thread_exit();
+	return IOLENS_RUN(on_thread_exit());
 }
 
 /* Run by user space when recording stops, after the syscall programs are

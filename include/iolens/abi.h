@@ -220,6 +220,20 @@ enum iolens_counter {
 #undef IOLENS_COUNTER_ONE
 };
 
+/* A probe family's runs, per CPU (iolens_runs, bpf/common.bpf.h): every run
+ * is counted, and one in 2^IOLENS_TIMED_SHIFT is timed by the program itself
+ * (its start to its end): user space scales the timed runs' time to all the
+ * runs. The kernel's own BPF statistics (BPF_ENABLE_STATS) time every run of
+ * every program, but switching them on and off patches the kernel's text
+ * (a static key: a few ms of the recorder's CPU and a stall of every CPU
+ * each time on a VM), and while on they add two clock reads to every run. */
+#define IOLENS_TIMED_SHIFT 6
+struct iolens_run_count {
+	__u64 runs;       /* every run */
+	__u64 timed_runs; /* the runs timed: one in 2^IOLENS_TIMED_SHIFT */
+	__u64 timed_ns;   /* their time, summed */
+};
+
 /* Every record starts with this header. */
 struct iolens_rec_hdr {
 	__u16 type; /* enum iolens_rec_type */

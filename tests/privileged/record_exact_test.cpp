@@ -74,13 +74,18 @@ TEST_F(RecordExact, PreadLoopCountsEveryCallAtFullRate) {
     EXPECT_EQ(f["sequential"], n);
     EXPECT_EQ(f["random"], 0);
 
-    // What tracing cost, by default from sampled BPF statistics: an estimate,
-    // whose share of the capture is reported.
+    // What tracing cost, by default from the programs' own timing of one run
+    // in 64 (every run counted): an estimate, whose share of the runs timed
+    // is reported.
     const auto& cost = j["capture"]["cost"];
     ASSERT_TRUE(cost.is_object()) << j["capture"];
     EXPECT_EQ(cost["bpf_stats_unavailable"], "");
-    EXPECT_GT(cost["bpf_sampled_share"].get<double>(), 0.0);
-    EXPECT_LE(cost["bpf_sampled_share"].get<double>(), 1.0);
+    EXPECT_EQ(cost["bpf_timed_every"], 64);
+    // ~1/64 of the runs: entries and exits alike (a hash of the count, not a
+    // stride that would time only one of them). 4M syscall runs at least.
+    EXPECT_GT(cost["bpf_sampled_share"].get<double>(), 1.0 / 80);
+    EXPECT_LT(cost["bpf_sampled_share"].get<double>(), 1.0 / 52);
+    EXPECT_GE(family_runs(cost, "syscalls"), 2 * n);
     EXPECT_GT(cost["bpf_run_ns"].get<uint64_t>(), 0u);
     EXPECT_GT(cost["recorder_cpu_ns"].get<uint64_t>(), 0u);
     EXPECT_GT(cost["recorder_max_rss_bytes"].get<uint64_t>(), 0u);
@@ -105,19 +110,19 @@ TEST_F(RecordExact, BpfStatisticsAlwaysOnCountEveryProgramRun) {
     auto j = load_json(dir / "report.json");
     const auto& cost = j["capture"]["cost"];
     EXPECT_EQ(cost["bpf_sampled_share"].get<double>(), 1.0);
+    EXPECT_FALSE(cost.contains("bpf_timed_every"));  // the kernel timed every run
     const uint64_t syscall_runs = family_runs(cost, "syscalls");
     EXPECT_GE(syscall_runs, 2 * n);
     EXPECT_EQ(j["totals"]["read"]["calls"], n);
 }
 
 TEST_F(RecordExact, AnIdleStartDoesNotDecideTheBpfCost) {
-    // A job that idles first (a wait longer than the 250 ms first window),
-    // then reads for longer than that. Its programs' runs are counted whole
-    // (by the programs), not scaled from the windows' share of the time; the
-    // first window lasts until the job has been at work for 250 ms, so its
-    // time per run is the job's, not that of the other tasks' syscalls while
-    // it slept: the estimate is near what the statistics on throughout
-    // measure for the same job (the share of time made it ~9x low).
+    // A job that idles first, then reads. Its programs' runs are counted
+    // whole and one in 64 of them timed by the programs, over the whole
+    // capture: the estimate is near what the kernel's statistics on
+    // throughout measure for the same job. (With the kernel's statistics in
+    // windows scaled by their share of the time, a job that slept through
+    // the first window was estimated ~9x low.)
     const std::string file = dir / "data.bin";
     ASSERT_EQ(run({workload_bin(), "pread-loop", "--file", file, "--count", "1"}).exit_status, 0);
     const uint64_t n = 300'000;

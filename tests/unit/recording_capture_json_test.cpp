@@ -30,6 +30,8 @@ CaptureInfo sample_capture() {
     CostInfo cost;
     cost.attach_ns = 120'000'000;
     cost.bpf = {{"process", 30'000, 51}, {"syscalls", 640'000'000, 3'000'000}};
+    cost.bpf_sampled_share = 1.0 / 64;
+    cost.bpf_timed_every = 64;
     cost.recorder_cpu_ns = 460'000'000;
     cost.recorder_max_rss_bytes = 200ull << 20;
     cost.job_cpu_ns = 990'000'000;
@@ -69,6 +71,8 @@ void expect_same(const CaptureInfo& a, const CaptureInfo& b) {
             EXPECT_EQ(a.cost->bpf[i].run_ns, b.cost->bpf[i].run_ns);
             EXPECT_EQ(a.cost->bpf[i].runs, b.cost->bpf[i].runs);
         }
+        EXPECT_EQ(a.cost->bpf_sampled_share, b.cost->bpf_sampled_share);
+        EXPECT_EQ(a.cost->bpf_timed_every, b.cost->bpf_timed_every);
         EXPECT_EQ(a.cost->bpf_stats_unavailable, b.cost->bpf_stats_unavailable);
         EXPECT_EQ(a.cost->recorder_cpu_ns, b.cost->recorder_cpu_ns);
         EXPECT_EQ(a.cost->recorder_max_rss_bytes, b.cost->recorder_max_rss_bytes);
@@ -90,6 +94,21 @@ TEST(CaptureJson, CostTotalsAreSummedOverFamilies) {
     const json j = capture_to_json(sample_capture());
     EXPECT_EQ(j["cost"]["bpf_run_ns"], 640'030'000u);
     EXPECT_EQ(j["cost"]["bpf_runs"], 3'000'051u);
+}
+
+TEST(CaptureJson, TimedEveryIsWrittenOnlyWhenTheProgramsTimedThemselves) {
+    // A recording whose BPF cost came from the kernel's statistics (made
+    // before the programs timed their own runs, or with --bpf-stats always)
+    // keeps the very JSON it had: no bpf_timed_every key, read back as 0.
+    CaptureInfo c = sample_capture();
+    EXPECT_EQ(capture_to_json(c)["cost"]["bpf_timed_every"], 64);
+    c.cost->bpf_timed_every = 0;
+    c.cost->bpf_sampled_share = 1.0;
+    const json j = capture_to_json(c);
+    EXPECT_FALSE(j["cost"].contains("bpf_timed_every"));
+    const auto back = capture_from_json(j);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->cost->bpf_timed_every, 0u);
 }
 
 TEST(CaptureJson, CostIsNullWhenNotMeasuredAndJobCpuMayBeUnknown) {

@@ -261,8 +261,9 @@ Result<void> RecordSession::attach() {
     // The recorder's cost is what it spends while the job is traced: loading
     // and attaching the probes happen before the job runs (attach_ns).
     cpu_at_attach_ = self_usage().cpu_ns;
-    if (opt_.bpf_stats != "off" && !run_stats_.start(attach_mono_, opt_.bpf_stats == "always"))
-        spdlog::debug("{}", run_stats_.unavailable());
+    if (opt_.bpf_stats != "off" && !run_stats_.start(opt_.bpf_stats == "always"))
+        spdlog::warn("{}: the BPF cost is estimated from the programs' own timing instead",
+                     run_stats_.unavailable());
     if (opt_.pid) target_cpu_at_attach_ = process_cpu_ns(*opt_.pid);
     if (opt_.cgroup) target_cpu_at_attach_ = cgroup_cpu_ns(opt_.cgroup->path);
 
@@ -558,7 +559,6 @@ Result<void> RecordSession::event_loop() {
         stream_->on_sample(data, size);
     };
     uint64_t last_flush = attach_mono_, last_liveness = attach_mono_;
-    uint64_t records_at_tick = 0;
     bool stop = false;
     while (!stop) {
         epoll_event events[4];
@@ -572,9 +572,6 @@ Result<void> RecordSession::event_loop() {
         }
         write_exec_envs();
         const uint64_t now = monotonic_ns();
-        const uint64_t records = stream_->records();
-        run_stats_.tick(now, records != records_at_tick);
-        records_at_tick = records;
         if (!launcher_ && now - last_liveness >= kLivenessEveryNs) {
             // An exit record could in principle be lost; trust the kernel's view.
             last_liveness = now;
@@ -615,7 +612,7 @@ void RecordSession::warn_write_failure() {
 
 void RecordSession::teardown() {
     end_mono_ = monotonic_ns();
-    run_stats_.stop(end_mono_);
+    run_stats_.stop();
     // Stop new events, then drain every record already queued.
     probes_->detach();
     const RingReader::Callback to_stream = [this](const void* data, size_t size) {
@@ -636,29 +633,29 @@ void RecordSession::teardown() {
 recording::CostInfo RecordSession::measure_cost() const {
     recording::CostInfo cost;
     cost.attach_ns = attach_mono_ - started_mono_;
-    if (run_stats_.available()) {
-        // Timed only in the sampled windows: scaled to the whole capture by
-        // the runs there were (the programs count them all), so that the
-        // windows' time per run is what every run is charged; by the share
-        // of time the windows covered only where no run was counted or none
-        // fell in a window.
-        cost.bpf_sampled_share = run_stats_.sampled_share();
-        for (auto c : probes_->program_costs()) {
-            if (cost.bpf_sampled_share < 1.0 && c.counted_runs && c.runs) {
-                c.run_ns =
-                    static_cast<uint64_t>(static_cast<double>(c.run_ns) *
-                                          static_cast<double>(c.counted_runs) / static_cast<double>(c.runs));
-                c.runs = c.counted_runs;
-            } else if (cost.bpf_sampled_share < 1.0) {
-                c.run_ns = static_cast<uint64_t>(static_cast<double>(c.run_ns) / cost.bpf_sampled_share);
-                c.runs = c.counted_runs
-                             ? c.counted_runs
-                             : static_cast<uint64_t>(static_cast<double>(c.runs) / cost.bpf_sampled_share);
-            }
-            cost.bpf.push_back(c);
-        }
+    if (opt_.bpf_stats == "off") {
+        cost.bpf_stats_unavailable = "not measured (record --bpf-stats off)";
+    } else if (run_stats_.kernel_throughout()) {
+        // The kernel timed every run: exact.
+        for (const auto& c : probes_->program_costs()) cost.bpf.push_back({c.family, c.run_ns, c.runs});
     } else {
-        cost.bpf_stats_unavailable = run_stats_.unavailable();
+        // Every run counted and one in 2^IOLENS_TIMED_SHIFT timed by the
+        // programs themselves: each family's timed runs' mean time, times
+        // its runs. A family with no timed run (fewer than ~64 runs) has a
+        // time of 0, its runs still counted.
+        uint64_t runs = 0, timed = 0;
+        for (const auto& c : probes_->program_costs()) {
+            const double per_run =
+                c.timed_runs ? static_cast<double>(c.timed_ns) / static_cast<double>(c.timed_runs) : 0.0;
+            cost.bpf.push_back({c.family,
+                                static_cast<uint64_t>(per_run * static_cast<double>(c.counted_runs)),
+                                c.counted_runs});
+            runs += c.counted_runs;
+            timed += c.timed_runs;
+        }
+        cost.bpf_timed_every = uint64_t{1} << IOLENS_TIMED_SHIFT;
+        cost.bpf_sampled_share =
+            runs ? std::min(1.0, static_cast<double>(timed) / static_cast<double>(runs)) : 1.0;
     }
     const Usage self = self_usage();
     cost.recorder_cpu_ns = self.cpu_ns - std::min(self.cpu_ns, cpu_at_attach_);

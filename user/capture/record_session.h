@@ -35,9 +35,10 @@ struct RecordOptions {
     // CLOCK_MONOTONIC when `iolens record` started (0: when run_record was
     // called), so the reported attach time covers feature probing too.
     uint64_t started_mono_ns = 0;
-    // The kernel's BPF run-time statistics, to report what the probes cost:
-    // "sampled" (windows, scaled: probes::RunStats), "always" (every
-    // run timed: exact, but adds ~140 ns per traced syscall here), "off".
+    // How the probes' cost is measured (probes::RunStats): "sampled" (the
+    // programs time one run in 64 themselves, scaled to every run),
+    // "always" (the kernel's statistics time every run: exact, but they add
+    // ~140 ns per traced syscall here), "off" (not measured).
     std::string bpf_stats = "sampled";
     // `iolens top`: every chunk written to the recording is shown to
     // chunk_observer (the live model), and on_tick runs on every turn of the

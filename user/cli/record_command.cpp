@@ -189,7 +189,8 @@ void register_record(CLI::App& app, Action& action) {
     sub->add_option("--force-variant", opts->force_variant, "Use only this build of the BPF programs")
         ->group("");
     sub->add_option("--bpf-stats", opts->bpf_stats,
-                    "Time the BPF programs: sampled (default), always (exact, costly), off")
+                    "Time the BPF programs: sampled (default: the programs time 1 run in 64), "
+                    "always (the kernel's statistics, every run: exact, costly), off")
         ->group("");
     sub->add_option("command", opts->command, "The command to run and trace")
         ->type_name("COMMAND")

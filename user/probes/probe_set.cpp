@@ -406,16 +406,26 @@ Result<ObjectContents> describe_object(const std::string& object) {
     return out;
 }
 
+static_assert(sizeof(iolens_run_count) % 8 == 0, "a per-CPU value's stride is its size rounded up to 8");
+
 std::vector<recording::ProgramCost> ProbeSet::program_costs() const {
     std::vector<recording::ProgramCost> costs;
     for (const auto& fam : families_) {
-        recording::ProgramCost cost{fam->spec->name, 0, 0, 0};
+        recording::ProgramCost cost;
+        cost.family = fam->spec->name;
         if (const bpf_map* runs = bpf_object__find_map_by_name(fam->skeleton.obj, "iolens_runs")) {
+            // A per-CPU value: one struct per possible CPU, each rounded up
+            // to 8 bytes (it is 24).
             const int ncpu = libbpf_num_possible_cpus();
-            std::vector<uint64_t> per_cpu(ncpu > 0 ? static_cast<size_t>(ncpu) : 0);
+            std::vector<iolens_run_count> per_cpu(ncpu > 0 ? static_cast<size_t>(ncpu) : 0);
             const uint32_t zero = 0;
-            if (!per_cpu.empty() && bpf_map_lookup_elem(bpf_map__fd(runs), &zero, per_cpu.data()) == 0)
-                for (const uint64_t n : per_cpu) cost.counted_runs += n;
+            if (!per_cpu.empty() && bpf_map_lookup_elem(bpf_map__fd(runs), &zero, per_cpu.data()) == 0) {
+                for (const iolens_run_count& n : per_cpu) {
+                    cost.counted_runs += n.runs;
+                    cost.timed_runs += n.timed_runs;
+                    cost.timed_ns += n.timed_ns;
+                }
+            }
         }
         bpf_program* prog;
         bpf_object__for_each_program(prog, fam->skeleton.obj) {

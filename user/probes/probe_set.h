@@ -69,8 +69,9 @@ public:
     TrackedSet& tracked() { return tracked_; }
     // Kernel counters summed over CPUs, by name (see enum iolens_counter).
     std::map<std::string, uint64_t> read_counters() const;
-    // Run time and run count of each family's programs so far, from the
-    // kernel's BPF statistics (zero unless a RunStats was enabled meanwhile).
+    // Each family's runs so far as its programs counted and timed them
+    // (iolens_runs), and its run time and run count from the kernel's BPF
+    // statistics (zero unless a RunStats was enabled meanwhile).
     std::vector<recording::ProgramCost> program_costs() const;
 
     struct Family;  // one loaded probe family (probe_set.cpp)

@@ -23,22 +23,30 @@ struct ProbeStatus {
 // recording made before iolens measured it.
 struct ProgramCost {
     std::string family;   // probe family
-    uint64_t run_ns = 0;  // kernel BPF stats: time spent in its programs...
+    uint64_t run_ns = 0;  // time spent in its programs...
     uint64_t runs = 0;    // ...over this many runs (every task, tracked or not)
-    // Every run of its programs, counted by the programs themselves
-    // (bpf/common.bpf.h, iolens_runs), statistics on or not: what the
-    // sampled windows' figures are scaled by (RecordSession). Not recorded.
+    // What the recorder reads, not recorded: every run of its programs,
+    // counted by the programs themselves, and the runs they timed (one in
+    // 2^IOLENS_TIMED_SHIFT) with their time (bpf/common.bpf.h, iolens_runs);
+    // run_ns and runs above are the kernel's statistics until RecordSession
+    // turns them into what is recorded.
     uint64_t counted_runs = 0;
+    uint64_t timed_runs = 0;
+    uint64_t timed_ns = 0;
 };
 struct CostInfo {
     uint64_t attach_ns = 0;  // `iolens record` start until the probes were live
-    // Kernel BPF run-time statistics (BPF_ENABLE_STATS), per family; empty
-    // with bpf_stats_unavailable saying why when the kernel could not keep them.
-    // Estimates: the statistics are on only in sampled windows (they cost a
-    // lot while on), covering bpf_sampled_share of the capture, and the
-    // figures are scaled to the whole of it (1: measured throughout).
+    // The BPF programs' run time, per family; empty with
+    // bpf_stats_unavailable saying why when it was not measured. Since
+    // bpf_timed_every: every run counted and one in bpf_timed_every timed by
+    // the programs themselves (bpf_sampled_share: the share of runs timed),
+    // the time an estimate scaled to all the runs. Before (0): the kernel's
+    // BPF run-time statistics (BPF_ENABLE_STATS), on in sampled windows
+    // covering bpf_sampled_share of the capture and scaled to the whole of
+    // it. 1 with 0: the kernel's statistics throughout, every run measured.
     std::vector<ProgramCost> bpf;
     double bpf_sampled_share = 1.0;
+    uint64_t bpf_timed_every = 0;
     std::string bpf_stats_unavailable;
     uint64_t recorder_cpu_ns = 0;         // the recorder's own user + system CPU time
     uint64_t recorder_max_rss_bytes = 0;  // its peak resident memory

@@ -143,15 +143,15 @@ const char* decode(const json& v, std::map<uint32_t, std::string>& out) {
 }
 
 // cost: {attach_ns, bpf: [{family, run_ns, runs}], bpf_run_ns, bpf_runs,
-// bpf_stats_unavailable, recorder_cpu_ns, recorder_max_rss_bytes, job_cpu_ns
-// (null when unknown), job_cpu_unavailable}. The totals are derived, so only
-// written. null: the recording predates cost measurement.
+// bpf_sampled_share, bpf_timed_every (only when not 0), bpf_stats_unavailable, recorder_cpu_ns,
+// recorder_max_rss_bytes, job_cpu_ns (null when unknown), job_cpu_unavailable}. The totals are derived, so
+// only written. null: the recording predates cost measurement.
 json cost_to_json(const std::optional<CostInfo>& cost) {
     if (!cost) return nullptr;
     json bpf = json::array();
     for (const auto& p : cost->bpf)
         bpf.push_back({{"family", p.family}, {"run_ns", p.run_ns}, {"runs", p.runs}});
-    return {
+    json out = {
         {"attach_ns", cost->attach_ns},
         {"bpf", std::move(bpf)},
         {"bpf_run_ns", cost->bpf_run_ns()},
@@ -163,6 +163,10 @@ json cost_to_json(const std::optional<CostInfo>& cost) {
         {"job_cpu_ns", cost->job_cpu_ns ? json(*cost->job_cpu_ns) : json(nullptr)},
         {"job_cpu_unavailable", cost->job_cpu_unavailable},
     };
+    // Only where the programs timed their own runs: a recording made before
+    // keeps the very JSON it had.
+    if (cost->bpf_timed_every) out["bpf_timed_every"] = cost->bpf_timed_every;
+    return out;
 }
 
 const char* decode(const json& v, ProgramCost& out) {
@@ -192,6 +196,7 @@ const char* decode(const json& v, std::optional<CostInfo>& out) {
     f.get("attach_ns", c.attach_ns)
         .get("bpf", c.bpf)
         .get("bpf_sampled_share", c.bpf_sampled_share)
+        .get("bpf_timed_every", c.bpf_timed_every)
         .get("bpf_stats_unavailable", c.bpf_stats_unavailable)
         .get("recorder_cpu_ns", c.recorder_cpu_ns)
         .get("recorder_max_rss_bytes", c.recorder_max_rss_bytes)

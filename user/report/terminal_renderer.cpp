@@ -56,7 +56,8 @@ std::string share_of_job(uint64_t ns, const recording::CostInfo& cost) {
     return share ? percent(share) + " of job CPU" : "";
 }
 
-// What tracing cost: BPF programs (kernel statistics), the recorder, attach.
+// What tracing cost: BPF programs (their own timing or the kernel's
+// statistics), the recorder, attach.
 void cost_line(Ctx& c, const recording::CostInfo& cost) {
     std::vector<std::string> items;
     if (cost.bpf.empty()) {
@@ -64,7 +65,11 @@ void cost_line(Ctx& c, const recording::CostInfo& cost) {
     } else {
         const uint64_t runs = cost.bpf_runs(), ns = cost.bpf_run_ns();
         std::string bpf = "BPF " + human_ns(ns) + " in " + human_count(runs) + " runs";
-        if (cost.bpf_sampled_share < 1.0) {
+        if (cost.bpf_timed_every) {
+            // Every run counted, 1 in N timed by the programs themselves.
+            bpf = "BPF ~" + human_ns(ns) + " in " + human_count(runs) + " runs (1 in " +
+                  std::to_string(cost.bpf_timed_every) + " timed)";
+        } else if (cost.bpf_sampled_share < 1.0) {
             char share[32];
             std::snprintf(share, sizeof(share), "%.0f%%", 100.0 * cost.bpf_sampled_share);
             bpf =

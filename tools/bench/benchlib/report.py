@@ -64,13 +64,17 @@ def render(res):
 def _workload_table(wl):
     per_call = wl["kind"] == "per_call"
     L = ["", "### (%s) %s" % (wl["key"], wl["title"]), ""]
+    if wl.get("rounds"):
+        L += ["%d round(s)." % wl["rounds"], ""]
     if per_call:
         L.append("| variant | ns/call (median) | min-max | added ns/call | vs floor | vs bpftrace "
                  "| job CPU ns/call | added CPU ns/call | vs floor (CPU) "
                  "| CPU s | peak RSS MiB | calls counted (every round) | lost |")
     else:
-        L.append("| variant | job s (median) | min-max | % slower | CPU s | peak RSS MiB | reads counted | lost |")
-    L.append("|" + " --- |" * (13 if per_call else 8))
+        L.append("| variant | job s (median) | min-max | % slower (medians) | % slower, paired rounds (median; min to max) "
+                 "| CPU s | peak RSS MiB | reads counted | lost |")
+    L.append("|" + " --- |" * (13 if per_call else 9))
+    base_row = next((r for r in wl["rows"] if r.variant == "baseline"), None)
     by = {r.variant: r for r in wl["rows"]}
     floor_add = by["floor"].added if "floor" in by else None
     floor_cpu_add = by["floor"].cpu_added if "floor" in by else None
@@ -91,8 +95,14 @@ def _workload_table(wl):
                 _f(r.cpu_med, "%.1f"), _f(cpu_added, "%+.1f"), _f(stats.ratio(cpu_added, floor_cpu_add), "%.2fx"),
                 r.cpu_s, rss, calls, lost))
         else:
-            L.append("| %s | %.3f | %.3f-%.3f | %s | %.2f | %s | %s | %s |" % (
-                r.variant, r.med, r.spread[0], r.spread[1], _f(r.slowdown_pct, "%+.1f%%"), r.cpu_s, rss, calls, lost))
+            paired = "-"
+            if base_row and r.variant != "baseline":
+                d = stats.paired_slowdowns(base_row, r)
+                if d:
+                    paired = "%+.1f%% (%+.1f%% to %+.1f%%)" % (stats.median(d), min(d), max(d))
+            L.append("| %s | %.3f | %.3f-%.3f | %s | %s | %.2f | %s | %s | %s |" % (
+                r.variant, r.med, r.spread[0], r.spread[1], _f(r.slowdown_pct, "%+.1f%%"), paired, r.cpu_s, rss,
+                calls, lost))
     return L
 
 
@@ -167,15 +177,19 @@ def _targets(res):
             if k in wls:
                 me = next((r for r in wls[k]["rows"] if r.variant == name), None)
                 base = next((r for r in wls[k]["rows"] if r.variant == "baseline"), None)
-                s = me.slowdown_pct if me else None
-                noise = stats.noise_pct(base) if base else None
                 limit = stats.MAX_JOB_SLOWDOWN[k]
-                ok = None if s is None else s <= limit
-                measured = _f(s, "%+.1f%%")
-                if noise is not None and noise > limit:
-                    # The baseline alone varied more than the target: a verdict would be luck.
-                    measured += " (inconclusive: baseline varied +-%.1f%% across rounds)" % noise
-                    ok = None
+                if not me or not base:
+                    row("(%s) <= %.0f%% slower" % (k, limit), "-", None)
+                    continue
+                # The median of the rounds' paired slowdowns, and how sure it
+                # is: met only when its whole interval is under the limit.
+                med, (lo, hi, conf), (mn, mx), ok = stats.judge_slowdown(base, me, limit)
+                measured = "%s median of %d paired rounds; %.0f%% interval %s to %s; pairs %s to %s" % (
+                    _f(med, "%+.1f%%"), len(me.metric), 100 * conf if conf else 0, _f(lo, "%+.1f%%"),
+                    _f(hi, "%+.1f%%"), _f(mn, "%+.1f%%"), _f(mx, "%+.1f%%"))
+                if ok is None and med is not None:
+                    measured += " (inconclusive: the interval straddles %.0f%%; more rounds: --rounds-for %s=N)" % (
+                        limit, k)
                 row("(%s) <= %.0f%% slower" % (k, limit), measured, ok)
         for k in ("a", "b", "e"):
             if k in wls:

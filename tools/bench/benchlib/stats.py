@@ -60,6 +60,51 @@ def rows(workload, variants, samples):
     return out
 
 
+def paired_slowdowns(base, me):
+    """The % by which me was slower than the baseline in each round: the two
+    ran side by side within a round (interleaved), so the machine's drift
+    between rounds cancels out of each pair. base, me: Rows of one workload,
+    their samples in round order."""
+    return [100.0 * (m - b) / b for b, m in zip(base.metric, me.metric) if b]
+
+
+def median_interval(xs, confidence=0.95):
+    """A distribution-free interval for the median of xs: the k-th smallest
+    and k-th largest values, k the largest with P(Binomial(n, 1/2) < k) <=
+    (1 - confidence) / 2. Returns (low, high, achieved confidence); with too
+    few values for the confidence asked, the whole range and what it gives
+    (5 values: 94%)."""
+    from math import comb
+    xs = sorted(xs)
+    n = len(xs)
+    if n == 0:
+        return None, None, None
+    tail = 0.0  # P(Binomial(n, 1/2) < k)
+    k = 0
+    while k < n // 2:
+        nxt = tail + comb(n, k) / 2.0 ** n
+        if nxt > (1 - confidence) / 2:
+            break
+        tail, k = nxt, k + 1
+    k = max(k, 1)
+    below = sum(comb(n, i) for i in range(k)) / 2.0 ** n
+    return xs[k - 1], xs[n - k], 1 - 2 * below
+
+
+def judge_slowdown(base, me, limit, confidence=0.95):
+    """Issue #14's way to judge a job's slowdown: the median of the paired
+    rounds' slowdowns, with a distribution-free interval for it. met when the
+    whole interval is at or under limit, missed when all of it is over, None
+    (inconclusive: more rounds needed) when it straddles the limit.
+    Returns (median, (low, high, confidence), (min, max), verdict)."""
+    d = paired_slowdowns(base, me)
+    if not d:
+        return None, (None, None, None), (None, None), None
+    lo, hi, conf = median_interval(d, confidence)
+    verdict = True if hi <= limit else (False if lo > limit else None)
+    return median(d), (lo, hi, conf), (min(d), max(d)), verdict
+
+
 def noise_pct(row):
     """Half the baseline's min-max spread, as % of its median: a slowdown
     smaller than this cannot be told from the machine's own variation."""
