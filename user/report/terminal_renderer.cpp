@@ -68,14 +68,17 @@ void cost_line(Ctx& c, const recording::CostInfo& cost) {
         if (cost.bpf_timed_every) {
             // Every run counted, 1 in N timed by the programs themselves.
             bpf = "BPF ~" + human_ns(ns) + " in " + human_count(runs) + " runs (1 in " +
-                  std::to_string(cost.bpf_timed_every) + " timed)";
+                  std::to_string(cost.bpf_timed_every) + " timed";
+            if (const auto each = cost.bpf_ns_per_run()) bpf += "; " + human_ns(*each) + " each";
+            bpf += ")";
         } else if (cost.bpf_sampled_share < 1.0) {
             char share[32];
             std::snprintf(share, sizeof(share), "%.0f%%", 100.0 * cost.bpf_sampled_share);
             bpf =
                 "BPF ~" + human_ns(ns) + " in ~" + human_count(runs) + " runs (from a " + share + " sample)";
         }
-        if (const auto each = cost.bpf_ns_per_run()) bpf += " (" + human_ns(*each) + " each)";
+        if (const auto each = cost.bpf_ns_per_run(); each && !cost.bpf_timed_every)
+            bpf += " (" + human_ns(*each) + " each)";
         if (auto share = share_of_job(ns, cost); !share.empty()) bpf += ", " + share;
         items.push_back(bpf);
     }

@@ -173,6 +173,16 @@ def _targets(res):
                 row("(%s) added ns/call <= %.2fx one thread's (a)" % (k, stats.MAX_VS_ONE_THREAD),
                     _f(r, "%.2fx") + " (%s vs %s ns)" % (_f(me.added, "%+.0f"), _f(one.added, "%+.0f")),
                     None if r is None else r <= stats.MAX_VS_ONE_THREAD)
+                # The machine's own part: the floor probe's scaling from (a)
+                # to k on the same run (threads sharing 2 cores, the
+                # recorder among them). iolens's scaling over the floor's
+                # says what iolens itself adds to it.
+                fl_k = next((x for x in wls[k]["rows"] if x.variant == "floor"), None)
+                fl_a = next((x for x in wls["a"]["rows"] if x.variant == "floor"), None)
+                rf = stats.ratio(fl_k.added, fl_a.added) if fl_k and fl_a else None
+                if r is not None and rf:
+                    row("(%s) the same, over the floor probe's own scaling (%s; informative)" % (k, _f(rf, "%.2fx")),
+                        "%.2fx" % (r / rf), r / rf <= stats.MAX_VS_ONE_THREAD)
         for k in ("c", "d"):
             if k in wls:
                 me = next((r for r in wls[k]["rows"] if r.variant == name), None)
@@ -185,11 +195,13 @@ def _targets(res):
                 # is: met only when its whole interval is under the limit.
                 med, (lo, hi, conf), (mn, mx), ok = stats.judge_slowdown(base, me, limit)
                 measured = "%s median of %d paired rounds; %.0f%% interval %s to %s; pairs %s to %s" % (
-                    _f(med, "%+.1f%%"), len(me.metric), 100 * conf if conf else 0, _f(lo, "%+.1f%%"),
+                    _f(med, "%+.1f%%"), len(stats.paired_slowdowns(base, me)), 100 * conf if conf else 0,
+                    _f(lo, "%+.1f%%"),
                     _f(hi, "%+.1f%%"), _f(mn, "%+.1f%%"), _f(mx, "%+.1f%%"))
                 if ok is None and med is not None:
-                    measured += " (inconclusive: the interval straddles %.0f%%; more rounds: --rounds-for %s=N)" % (
-                        limit, k)
+                    why = ("the interval straddles %.0f%%" % limit if (conf or 0) >= stats.MIN_VERDICT_CONFIDENCE
+                           else "too few rounds for a verdict")
+                    measured += " (inconclusive: %s; more rounds: --rounds-for %s=N)" % (why, k)
                 row("(%s) <= %.0f%% slower" % (k, limit), measured, ok)
         for k in ("a", "b", "e"):
             if k in wls:

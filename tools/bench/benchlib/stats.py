@@ -91,25 +91,24 @@ def median_interval(xs, confidence=0.95):
     return xs[k - 1], xs[n - k], 1 - 2 * below
 
 
+MIN_VERDICT_CONFIDENCE = 0.9  # 5 rounds give 94%, 4 only 88%
+
+
 def judge_slowdown(base, me, limit, confidence=0.95):
     """Issue #14's way to judge a job's slowdown: the median of the paired
     rounds' slowdowns, with a distribution-free interval for it. met when the
     whole interval is at or under limit, missed when all of it is over, None
-    (inconclusive: more rounds needed) when it straddles the limit.
+    (inconclusive: more rounds needed) when it straddles the limit or when
+    too few rounds give the interval less than MIN_VERDICT_CONFIDENCE.
     Returns (median, (low, high, confidence), (min, max), verdict)."""
     d = paired_slowdowns(base, me)
     if not d:
         return None, (None, None, None), (None, None), None
     lo, hi, conf = median_interval(d, confidence)
     verdict = True if hi <= limit else (False if lo > limit else None)
+    if conf < MIN_VERDICT_CONFIDENCE:
+        verdict = None
     return median(d), (lo, hi, conf), (min(d), max(d)), verdict
-
-
-def noise_pct(row):
-    """Half the baseline's min-max spread, as % of its median: a slowdown
-    smaller than this cannot be told from the machine's own variation."""
-    lo, hi = row.spread
-    return 50.0 * (hi - lo) / row.med if row.med else None
 
 
 def ratio(a, b):
