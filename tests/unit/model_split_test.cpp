@@ -128,3 +128,32 @@ TEST(CallSplit, DataReadsEndStartUpAndSoftwareIsLeftOutOfTheData) {
     EXPECT_EQ(r.ranks[0].data_reads, 1u);
     for (const auto& f : r.files) EXPECT_EQ(f.software, f.path.rfind("/data/", 0) != 0) << f.path;
 }
+
+// The charge is made on the split's own pass (no writes): a call recorded
+// after a data read but started before it is still start-up; one started
+// after it is data. With more start-up calls than the pass holds back
+// (65,536), the charge falls back to a pass of its own: the same figures.
+TEST(CallSplit, CallsRecordedOutOfStartOrderAndManyStartUpCallsAreChargedTheSame) {
+    for (const uint64_t early : {uint64_t{0}, uint64_t{70'000}}) {
+        test::DlStream s;
+        s.fork(100, 1, 1 * kMs);
+        for (uint64_t i = 0; i < early; ++i)  // import probes, before any data read
+            s.call({.pid = 100, .op = IOLENS_OP_STAT, .start = 2 * kMs + i * 10, .dur = 5, .ret = -2});
+        s.file(2, "/data/train/0.jpg");
+        s.load(100, 2, 10 * kMs);  // its open, then its first read at 10 ms + 200 ns
+        // Completed (recorded) after the read, started before it.
+        s.call({.pid = 100, .op = IOLENS_OP_STAT, .start = 9 * kMs, .dur = 2 * kMs, .ret = -2});
+        s.call({.pid = 100, .op = IOLENS_OP_STAT, .start = 15 * kMs, .dur = kMs, .ret = -2});
+        s.exit(100, 1, 20 * kMs);
+        const Report r = test::build(s, test::dl_capture(20 * kMs));
+        ASSERT_TRUE(r.split.known);
+        EXPECT_EQ(r.split.startup_end_ns, 10 * kMs + 200) << early;
+        EXPECT_EQ(r.split.startup[IOLENS_OP_STAT].calls, early + 1) << early;
+        EXPECT_EQ(r.split.startup[IOLENS_OP_STAT].time_ns, early * 5 + 2 * kMs) << early;
+        EXPECT_EQ(r.split.startup[IOLENS_OP_OPEN].calls, 1u) << early;
+        EXPECT_EQ(r.split.data[IOLENS_OP_STAT].calls, 1u) << early;
+        EXPECT_EQ(r.split.data[IOLENS_OP_STAT].time_ns, kMs) << early;
+        EXPECT_EQ(r.split.data[IOLENS_OP_READ].calls, 1u) << early;
+        EXPECT_EQ(r.split.startup[IOLENS_OP_READ].calls, 0u) << early;
+    }
+}

@@ -229,10 +229,12 @@ private:
     void rank_marker_epochs();
     void make_epochs();
     void split_calls();
-    void first_flush_open(const std::unordered_set<uint64_t>& written, uint64_t& first);
-    std::unordered_set<uint64_t> flush_calls() const;
-    void charge_split(const std::vector<uint8_t>& soft, const std::unordered_set<uint64_t>& written,
+    std::unordered_set<uint64_t> flush_calls_and_first_open(const std::unordered_set<uint64_t>& written,
+                                                            uint64_t& first);
+    void charge_split(const std::vector<uint8_t>& soft, const std::unordered_set<uint64_t>& flushes,
                       uint64_t first);
+    // Calls split_calls holds back for the end of its pass (64 bytes each).
+    static constexpr size_t kMaxPendingCalls = size_t{1} << 16;
     void stalls_and_epoch_calls();
     void epoch_page_cache_and_block();
     void imbalance();
@@ -445,6 +447,15 @@ void DlAttribution::make_epochs() {
 // Start-up, software and data (CallSplit): which files are software, which
 // (process, file) pairs were written, and where each rank's start-up ends,
 // then every call charged to its part.
+//
+// Without writes, the charge is made on the same pass over the log
+// (FusedSplit): a call that starts at or after the first data move seen so
+// far is after start-up whatever the rest of the log holds (the first can
+// only move earlier), so it is charged at once; the others (start-up calls,
+// mostly) wait for the end of the pass, up to kMaxPendingCalls, past which
+// the charge is made on a second pass as with writes. One decode of the log
+// instead of two (~0.1 s of CPU for 10M calls). Sums and histograms come out
+// the same in any order.
 void DlAttribution::split_calls() {
     const size_t nf = log_.files();
     std::vector<uint8_t> soft(nf);
@@ -456,12 +467,15 @@ void DlAttribution::split_calls() {
     // The rank of the last call's pid: calls come in runs of one pid.
     uint32_t last_pid = 0;
     long last_rank = rank_index(0);
-    CallLog::Cursor cur(log_.calls);
-    for (CallEvent e; cur.next(e);) {
+    // The charge made on this pass (given up past kMaxPendingCalls waiting).
+    OpTable startup{}, data{};
+    std::vector<CallEvent> pending;
+    bool fused = true;
+    const auto split_one = [&](const CallEvent& e) {
         const uint32_t f = e.file();
-        if (f >= nf) continue;
+        if (f >= nf) return;
         seen[f] = 1;
-        if (soft[f]) continue;
+        if (soft[f]) return;
         const int op = e.op();
         const bool moved =
             (op == IOLENS_OP_READ || op == IOLENS_OP_WRITE) && e.has(CallEvent::kHasSize) && e.bytes > 0;
@@ -473,11 +487,34 @@ void DlAttribution::split_calls() {
         const long i = last_rank;
         if (i >= 0 && moved && op == IOLENS_OP_READ) r_.ranks[i].data_reads++;
         // A pipe or a socket (stdout, a log) is no data file: regular files only.
-        if (!moved || !e.has(CallEvent::kRegular)) continue;
+        if (!moved || !e.has(CallEvent::kRegular)) return;
         first = std::min(first, e.start_ns);
         if (i >= 0) rank_startup_end_[i] = std::min(rank_startup_end_[i], e.start_ns);
+    };
+    // charge_split's rule for a call known to start at or after the first
+    // data move: data, unless a software file's.
+    const auto after_startup = [&](const CallEvent& e) {
+        const uint32_t f = e.file();
+        if (f >= nf || !soft[f]) account(data[e.op()], e);
+    };
+    CallLog::Cursor cur(log_.calls);
+    for (CallEvent e; cur.next(e);) {
+        if (fused) {
+            if (e.start_ns >= first) {
+                after_startup(e);
+            } else if (pending.size() < kMaxPendingCalls) {
+                pending.push_back(e);
+            } else {
+                fused = false;
+                pending = std::vector<CallEvent>();  // freed
+            }
+        }
+        split_one(e);
     }
-    first_flush_open(written, first);
+    // With writes, the opens that began them end start-up too, and the flush
+    // calls are known only after a pass of their own.
+    std::unordered_set<uint64_t> flushes;
+    if (!written.empty()) flushes = flush_calls_and_first_open(written, first);
     CallSplit& sp = r_.split;
     sp.known = true;
     for (size_t f = 0; f < nf; ++f)
@@ -489,28 +526,30 @@ void DlAttribution::split_calls() {
         const uint64_t end = std::clamp(rank_startup_end_[i], l.start, l.end);
         r_.ranks[i].startup_ns = end - l.start;
     }
-    charge_split(soft, written, first);
-}
-
-// Opening a file to write it (a checkpoint's O_TRUNC open) ends start-up
-// too: it is the write's, not the imports'.
-void DlAttribution::first_flush_open(const std::unordered_set<uint64_t>& written, uint64_t& first) {
-    if (written.empty()) return;
-    CallLog::Cursor cur(log_.calls);
-    for (CallEvent e; cur.next(e);) {
-        if (e.op() != IOLENS_OP_OPEN || !written.count(uint64_t{e.pid} << 32 | e.file())) continue;
-        first = std::min(first, e.start_ns);
-        if (const long i = rank_index(e.pid); i >= 0)
-            rank_startup_end_[i] = std::min(rank_startup_end_[i], e.start_ns);
+    if (fused && written.empty()) {
+        for (const CallEvent& e : pending) {
+            if (e.start_ns < first)
+                account(startup[e.op()], e);
+            else
+                after_startup(e);
+        }
+        sp.startup = std::move(startup);
+        sp.data = std::move(data);
+        return;
     }
+    pending = std::vector<CallEvent>();
+    charge_split(soft, flushes, first);
 }
 
 // The opens and closes that belong to a write (by their place in the log):
 // a close after the process wrote the file since it opened it, and the open
 // that began those writes. A file written once and then only re-read (a
 // config written at start-up, read every step) has its later opens and
-// closes as metadata, not flush.
-std::unordered_set<uint64_t> DlAttribution::flush_calls() const {
+// closes as metadata, not flush. On the same pass: opening a file to write
+// it (a checkpoint's O_TRUNC open) ends start-up too (first, and the rank's
+// start-up end): it is the write's, not the imports'.
+std::unordered_set<uint64_t> DlAttribution::flush_calls_and_first_open(
+    const std::unordered_set<uint64_t>& written, uint64_t& first) {
     struct Session {
         uint64_t open = UINT64_MAX;  // ordinal of the open that began it
         bool wrote = false;
@@ -521,8 +560,14 @@ std::unordered_set<uint64_t> DlAttribution::flush_calls() const {
     uint64_t n = 0;
     for (CallEvent e; cur.next(e); ++n) {
         const int op = e.op();
+        const uint64_t key = uint64_t{e.pid} << 32 | e.file();
+        if (op == IOLENS_OP_OPEN && written.count(key)) {
+            first = std::min(first, e.start_ns);
+            if (const long i = rank_index(e.pid); i >= 0)
+                rank_startup_end_[i] = std::min(rank_startup_end_[i], e.start_ns);
+        }
         if (e.file() == CallEvent::kNoFile || e.has(CallEvent::kError)) continue;
-        Session& s = at[uint64_t{e.pid} << 32 | e.file()];
+        Session& s = at[key];
         if (op == IOLENS_OP_OPEN) {
             s = {n, false};
         } else if (op == IOLENS_OP_WRITE) {
@@ -536,16 +581,14 @@ std::unordered_set<uint64_t> DlAttribution::flush_calls() const {
     return out;
 }
 
-// Flush first (an open or close that belongs to a write: flush_calls), then
-// start-up (before the first data read or write), then data (a data file's
-// call, or one without a file); software calls after start-up are in none
-// of them.
+// Flush first (an open or close that belongs to a write:
+// flush_calls_and_first_open), then start-up (before the first data read or
+// write), then data (a data file's call, or one without a file); software
+// calls after start-up are in none of them.
 void DlAttribution::charge_split(const std::vector<uint8_t>& soft,
-                                 const std::unordered_set<uint64_t>& written, uint64_t first) {
+                                 const std::unordered_set<uint64_t>& flushes, uint64_t first) {
     CallSplit& sp = r_.split;
     std::unordered_map<uint32_t, OpStats> flush_of;
-    const std::unordered_set<uint64_t> flushes =
-        written.empty() ? std::unordered_set<uint64_t>{} : flush_calls();
     CallLog::Cursor cur(log_.calls);
     uint64_t n = 0;
     for (CallEvent e; cur.next(e); ++n) {
