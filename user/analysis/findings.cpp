@@ -163,6 +163,45 @@ void explain_stall_by_reads(detail::Candidates& all, const model::Report& r, con
     stall->finding.title += fmt::format(" (its reads are slowed: see {})", cause->finding.id);
 }
 
+// Metadata time that is the opens and closes of a data set of many small
+// files -- each file opened about once an epoch -- is what many_small_files
+// names: the files are the cause to fix (pack them, and the opens go), the
+// metadata share is how much they cost. So many_small_files comes first, as
+// severe as the metadata finding it explains, which follows it and says so.
+// Ranked the other way, the first finding of such a job turned on how fast
+// the host opened files that minute (a share of 50% is warn, 60% high).
+// Not when the metadata is something else: mostly stats or readdirs, or
+// several opens of each file an epoch (a file reopened per sample: opening
+// once and keeping it open is metadata_heavy's own fix).
+void explain_metadata_by_small_files(detail::Candidates& all, const model::Report& r) {
+    const auto find = [&](std::string_view id) {
+        return std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.finding.id == id; });
+    };
+    const auto md = find("metadata_heavy");
+    const auto files = find("many_small_files");
+    if (md == all.end() || files == all.end() || !md->explained_by.empty()) return;
+    const auto& ev = md->finding.evidence;
+    const auto count = [](const nlohmann::json& v) { return v.is_number_unsigned() ? v.get<uint64_t>() : 0; };
+    const uint64_t md_time = count(ev["metadata_time_ns"]);
+    const auto class_time = [&](const char* cls) -> uint64_t {
+        const nlohmann::json& by = ev["by_class"];
+        if (!by.is_object() || !by.contains(cls) || !by[cls].is_object() || !by[cls].contains("time_ns"))
+            return 0;
+        return count(by[cls]["time_ns"]);
+    };
+    const uint64_t open_close_time = class_time("open") + class_time("close");
+    const uint64_t opens = count(ev["opens"]);
+    const uint64_t files_read = count(files->finding.evidence["files_read"]);
+    const uint64_t epochs = std::max<uint64_t>(1, r.epochs.size());
+    if (md_time == 0 || open_close_time * 2 < md_time || files_read == 0 || opens > 2 * files_read * epochs)
+        return;
+    files->finding.severity = std::min(files->finding.severity, md->finding.severity);
+    files->finding.evidence.text("explains", "metadata_heavy");
+    md->explained_by = files->finding.id;
+    md->finding.evidence.text("explained_by", files->finding.id);
+    md->finding.title += " (the opens of many small files: see many_small_files)";
+}
+
 }  // namespace
 
 std::vector<model::Finding> analyze(const model::Report& report, const Thresholds& t) {
@@ -179,6 +218,7 @@ std::vector<model::Finding> analyze(const model::Report& report, const Threshold
     detail::Candidates all;
     for (Rule rule : kRules) rule(report, t, all);
     explain_stall_by_reads(all, report, t);
+    explain_metadata_by_small_files(all, report);
     // A symptom follows its cause: never more severe, and after it.
     for (auto& c : all) {
         if (c.explained_by.empty()) continue;
