@@ -609,17 +609,18 @@ TEST(AnalysisManySmallFiles, FiresOnManySmallFiles) {
 // the cause, first and as severe; metadata_heavy follows and says so. On a
 // host that opens files slower, the order stays (diagnosis suite's
 // many_small_files: metadata 50% of the I/O time locally, 60%+ on one CI run).
-static Report small_files_with_slow_opens(uint64_t opens, uint64_t open_ns, uint64_t stat_ns) {
+static Report small_files_with_slow_opens(uint64_t opens, uint64_t open_ns, uint64_t stat_ns,
+                                          uint32_t files = 2'000) {
     auto r = clean_report();
     r.files.clear();
-    for (uint32_t i = 0; i < 2'000; ++i) {
+    for (uint32_t i = 0; i < files; ++i) {
         FileStats f;
         f.path = "/data/train/img" + std::to_string(i) + ".jpg";
         f.size = 8 * kKiB;
         f.ops[IOLENS_OP_READ] = op(1, f.size, kS / 100);
         r.files.push_back(f);
     }
-    r.files_total = 2'000;
+    r.files_total = files;
     r.totals[IOLENS_OP_OPEN] = op(opens, 0, open_ns);
     r.totals[IOLENS_OP_CLOSE] = op(opens, 0, kS / 100);
     r.totals[IOLENS_OP_STAT] = op(200, 0, stat_ns);
@@ -638,6 +639,42 @@ TEST(AnalysisManySmallFiles, ExplainsTheMetadataOfItsOpens) {
         EXPECT_EQ(fs[1].evidence["explained_by"], "many_small_files");
         EXPECT_NE(fs[1].title.find("see many_small_files"), std::string::npos);
     }
+}
+
+// The pair sits where metadata_heavy sat among the other findings: neither
+// ahead of a worse high stall because 20,000 files make many_small_files's
+// own magnitude large, nor behind one metadata_heavy was ahead of.
+TEST(AnalysisManySmallFiles, TakesThePlaceOfTheMetadataItExplains) {
+    const auto pos = [](const std::vector<Finding>& fs, const std::string& id) {
+        for (size_t i = 0; i < fs.size(); ++i)
+            if (fs[i].id == id) return i;
+        return fs.size();
+    };
+    // Metadata 67% (high, 2.2x its trigger), rank 1 stalled 40% (high, 4x).
+    auto r = small_files_with_slow_opens(20'000, 40 * kS, kS / 100, 20'000);
+    r.ranks[1].critical_io_ns = 40 * kS;
+    auto fs = analyze(r);
+    ASSERT_LT(pos(fs, "io_stall"), fs.size()) << ::testing::PrintToString(ids(fs));
+    EXPECT_LT(pos(fs, "io_stall"), pos(fs, "many_small_files")) << ::testing::PrintToString(ids(fs));
+    EXPECT_EQ(pos(fs, "metadata_heavy"), pos(fs, "many_small_files") + 1);
+    EXPECT_STREQ(severity_name(find(fs, "many_small_files")->severity), "high");
+    // Metadata 95% (3.2x), the stall 31% (3.1x): the metadata came first, so
+    // the pair does.
+    r = small_files_with_slow_opens(2'000, 382 * kS, kS / 100);
+    r.ranks[1].critical_io_ns = 31 * kS;
+    fs = analyze(r);
+    ASSERT_LT(pos(fs, "io_stall"), fs.size()) << ::testing::PrintToString(ids(fs));
+    EXPECT_EQ(fs[0].id, "many_small_files") << ::testing::PrintToString(ids(fs));
+    EXPECT_EQ(fs[1].id, "metadata_heavy");
+    // Metadata only info (opens per MiB read): many_small_files keeps its
+    // warn and its place; the info follows it.
+    r = small_files_with_slow_opens(2'000, kS / 10, kS / 100);
+    r.totals[IOLENS_OP_READ] = op(2'000, 8 * kKiB, 10 * kS);  // 128 opens per MiB read
+    fs = analyze(r);
+    ASSERT_NE(find(fs, "metadata_heavy"), nullptr) << ::testing::PrintToString(ids(fs));
+    EXPECT_STREQ(severity_name(find(fs, "metadata_heavy")->severity), "info");
+    EXPECT_STREQ(severity_name(find(fs, "many_small_files")->severity), "warn");
+    EXPECT_LT(pos(fs, "many_small_files"), pos(fs, "metadata_heavy"));
 }
 
 TEST(AnalysisManySmallFiles, LeavesMetadataOfOtherKindsAlone) {

@@ -166,12 +166,13 @@ void explain_stall_by_reads(detail::Candidates& all, const model::Report& r, con
 // Metadata time that is the opens and closes of a data set of many small
 // files -- each file opened about once an epoch -- is what many_small_files
 // names: the files are the cause to fix (pack them, and the opens go), the
-// metadata share is how much they cost. So many_small_files comes first, as
-// severe as the metadata finding it explains, which follows it and says so.
+// metadata share is how much they cost. So many_small_files comes first, at
+// least as severe as the metadata finding it explains and in its place among
+// the others, and the metadata finding follows it and says so.
 // Ranked the other way, the first finding of such a job turned on how fast
 // the host opened files that minute (a share of 50% is warn, 60% high).
 // Not when the metadata is something else: mostly stats or readdirs, or
-// several opens of each file an epoch (a file reopened per sample: opening
+// more than 1.5 opens per file an epoch (a file reopened per sample: opening
 // once and keeping it open is metadata_heavy's own fix).
 void explain_metadata_by_small_files(detail::Candidates& all, const model::Report& r) {
     const auto find = [&](std::string_view id) {
@@ -193,9 +194,21 @@ void explain_metadata_by_small_files(detail::Candidates& all, const model::Repor
     const uint64_t opens = count(ev["opens"]);
     const uint64_t files_read = count(files->finding.evidence["files_read"]);
     const uint64_t epochs = std::max<uint64_t>(1, r.epochs.size());
-    if (md_time == 0 || open_close_time * 2 < md_time || files_read == 0 || opens > 2 * files_read * epochs)
+    // At most 1.5 opens per file read an epoch: once each, and some margin
+    // (a few files opened twice, the directory listed once).
+    if (md_time == 0 || open_close_time * 2 < md_time || files_read == 0 ||
+        2 * opens > 3 * files_read * epochs)
         return;
-    files->finding.severity = std::min(files->finding.severity, md->finding.severity);
+    // The pair takes the place the metadata finding had: its severity and,
+    // at that severity, its magnitude (many_small_files's own is on a scale
+    // of its own, files read per 1,000: a high one would jump ahead of
+    // every other high finding); at the same severity, the better of the two.
+    if (md->finding.severity < files->finding.severity) {
+        files->finding.severity = md->finding.severity;
+        files->magnitude = md->magnitude;
+    } else if (md->finding.severity == files->finding.severity) {
+        files->magnitude = std::max(files->magnitude, md->magnitude);
+    }
     files->finding.evidence.text("explains", "metadata_heavy");
     md->explained_by = files->finding.id;
     md->finding.evidence.text("explained_by", files->finding.id);

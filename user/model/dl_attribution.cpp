@@ -510,6 +510,10 @@ void DlAttribution::split_calls() {
             }
         }
         split_one(e);
+        if (fused && !written.empty()) {  // a write: the charge is a second pass's
+            fused = false;
+            pending = std::vector<CallEvent>();
+        }
     }
     // With writes, the opens that began them end start-up too, and the flush
     // calls are known only after a pass of their own.
