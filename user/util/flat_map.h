@@ -166,6 +166,22 @@ public:
             if (s.tag == tag && key_of(s.index) == k) return s.index;
         }
     }
+    // Hints for a find(k) to come: the slot k hashes to, into the cache;
+    // and (once that slot is in cache) the value index of the first slot
+    // from there whose hash bits match k's, a guess: the key is not compared
+    // (kNone when an empty slot comes first).
+    void prefetch_slot(const K& k) const {
+        if (size_ != 0) __builtin_prefetch(&slots_[slot(Hash{}(k))]);
+    }
+    uint32_t guess(const K& k) const {
+        if (size_ == 0) return kNone;
+        const uint64_t h = Hash{}(k);
+        const auto tag = static_cast<uint16_t>(h);
+        for (size_t i = slot(h);; i = (i + 1) & mask_) {
+            const Slot& s = slots_[i];
+            if (s.index == kNone || s.tag == tag) return s.index;
+        }
+    }
     // Adds value index `index` under k, which must not be there yet.
     template <class KeyOf>
     void insert(const K& k, uint32_t index, const KeyOf& key_of) {
