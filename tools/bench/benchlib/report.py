@@ -64,7 +64,12 @@ def render(res):
 def _workload_table(wl):
     per_call = wl["kind"] == "per_call"
     L = ["", "### (%s) %s" % (wl["key"], wl["title"]), ""]
-    if wl.get("rounds"):
+    if wl.get("rounds_asked"):
+        lo, hi = (int(x) for x in wl["rounds_asked"].split(".."))
+        why = ("%d..%d asked: every iolens verdict conclusive" % (lo, hi) if wl.get("conclusive")
+               else "%d..%d asked: still inconclusive at %d" % (lo, hi, hi))
+        L += ["%d round(s) (%s)." % (wl["rounds"], why), ""]
+    elif wl.get("rounds"):
         L += ["%d round(s)." % wl["rounds"], ""]
     if per_call:
         L.append("| variant | ns/call (median) | min-max | added ns/call | vs floor | vs bpftrace "
@@ -201,7 +206,7 @@ def _targets(res):
                 if ok is None and med is not None:
                     why = ("the interval straddles %.0f%%" % limit if (conf or 0) >= stats.MIN_VERDICT_CONFIDENCE
                            else "too few rounds for a verdict")
-                    measured += " (inconclusive: %s; more rounds: --rounds-for %s=N)" % (why, k)
+                    measured += " (inconclusive: %s; more rounds: --rounds-for %s=N or %s=MIN..MAX)" % (why, k, k)
                 row("(%s) <= %.0f%% slower" % (k, limit), measured, ok)
         for k in ("a", "b", "e"):
             if k in wls:
