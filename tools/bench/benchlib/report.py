@@ -188,6 +188,16 @@ def _targets(res):
                 if r is not None and rf:
                     row("(%s) the same, over the floor probe's own scaling (%s; informative)" % (k, _f(rf, "%.2fx")),
                         "%.2fx" % (r / rf), r / rf <= stats.MAX_VS_ONE_THREAD)
+                # In the job's CPU time per call: what each call costs its
+                # thread, whatever share of the 2 cores the thread got (with
+                # more threads than cores every thread's wall time per call
+                # grows, the baseline's too, and so does any added cost).
+                rc = stats.ratio(me.cpu_added, one.cpu_added)
+                if rc is not None:
+                    row("(%s) added job CPU ns/call <= %.2fx one thread's (robust to load; informative)"
+                        % (k, stats.MAX_VS_ONE_THREAD),
+                        "%.2fx (%s vs %s ns)" % (rc, _f(me.cpu_added, "%+.0f"), _f(one.cpu_added, "%+.0f")),
+                        rc <= stats.MAX_VS_ONE_THREAD)
         for k in ("c", "d"):
             if k in wls:
                 me = next((r for r in wls[k]["rows"] if r.variant == name), None)
