@@ -44,8 +44,11 @@ def machine():
 def render(res):
     """res: the dict run() builds (see tools/bench/run)."""
     L = []
-    L.append("Run: `%s`%s, %d round(s), variants interleaved within each round." %
-             (res["command"], " (**quick mode: preliminary, smaller workloads**)" if res["quick"] else "", res["rounds"]))
+    done = sorted({w.get("rounds") for w in res["workloads"] if w.get("rounds")})
+    rounds = ("%d round(s)" % done[0] if len(done) == 1 else
+              "rounds as each workload says" if done else "%d round(s)" % res["rounds"])
+    L.append("Run: `%s`%s, %s, variants interleaved within each round." %
+             (res["command"], " (**quick mode: preliminary, smaller workloads**)" if res["quick"] else "", rounds))
     if res.get("note"):
         L.append("")
         L.append(res["note"])
@@ -66,8 +69,9 @@ def _workload_table(wl):
     L = ["", "### (%s) %s" % (wl["key"], wl["title"]), ""]
     if wl.get("rounds_asked"):
         lo, hi = (int(x) for x in wl["rounds_asked"].split(".."))
-        why = ("%d..%d asked: every iolens verdict conclusive" % (lo, hi) if wl.get("conclusive")
-               else "%d..%d asked: still inconclusive at %d" % (lo, hi, hi))
+        sure = " at %.1f%%" % (100 * wl["stop_confidence"]) if wl.get("stop_confidence") else ""
+        why = ("%d..%d asked: rounds added until every iolens verdict was conclusive%s" % (lo, hi, sure)
+               if wl.get("conclusive") else "%d..%d asked: still inconclusive%s at %d" % (lo, hi, sure, hi))
         L += ["%d round(s) (%s)." % (wl["rounds"], why), ""]
     elif wl.get("rounds"):
         L += ["%d round(s)." % wl["rounds"], ""]
