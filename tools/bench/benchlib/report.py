@@ -196,7 +196,8 @@ def _targets(res):
                 # thread, whatever share of the 2 cores the thread got (with
                 # more threads than cores every thread's wall time per call
                 # grows, the baseline's too, and so does any added cost).
-                rc = stats.ratio(me.cpu_added, one.cpu_added)
+                # (No ratio to a one-thread cost the noise made zero or less.)
+                rc = stats.ratio(me.cpu_added, one.cpu_added) if (one.cpu_added or 0) > 0 else None
                 if rc is not None:
                     row("(%s) added job CPU ns/call <= %.2fx one thread's (robust to load; informative)"
                         % (k, stats.MAX_VS_ONE_THREAD),
